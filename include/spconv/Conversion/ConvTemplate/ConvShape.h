@@ -1,0 +1,67 @@
+//===- ConvShape.h - convolution shape and tiling ---------------*- C++ -*-===//
+//
+// The value-free description of a convolution (everything a template depends on besides the
+// target) and the tiling of its direct-convolution kernel. Plain C++ so the cache key and the
+// launch sidecar can be computed without touching IR.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SPCONV_CONVERSION_CONVTEMPLATE_CONVSHAPE_H
+#define SPCONV_CONVERSION_CONVTEMPLATE_CONVSHAPE_H
+
+#include <cstdint>
+#include <string>
+
+namespace spconv {
+class Conv2DOp;
+
+struct ConvShape {
+  int64_t n, c, h, w;      // input NCHW
+  int64_t k, r, s;         // filter KxCxRxS (groups == 1)
+  int64_t p, q;            // output rows, columns
+  int64_t sh, sw;          // strides
+  int64_t pt, pl, pb, pr;  // padding top, left, bottom, right
+  int64_t dh, dw;          // dilations
+  bool hasBias;
+  bool relu;
+
+  static ConvShape fromOp(Conv2DOp op);
+  int64_t numWeights() const { return k * c * r * s; }
+  /// Stable text used in cache keys and logs.
+  std::string str() const;
+};
+
+/// How the kernel is tiled. Every field is a positive integer once `chooseTiling` returns.
+struct Tiling {
+  int64_t blockK = 0;           // output channels per thread (= per thread block)
+  int64_t outputsPerThread = 0; // output columns per thread, strided by threadsQ
+  int64_t tileP = 0;            // output rows per block (= threads along P)
+  int64_t threadsQ = 0;         // threads along Q
+  int64_t chunkC = 0;           // input channels staged in shared memory at a time
+
+  int64_t threads() const { return tileP * threadsQ; }
+  int64_t tileQ() const { return threadsQ * outputsPerThread; }
+  std::string str() const;
+};
+
+/// Derived sizes of a tiled kernel: tile extents in the input, grid, shared memory.
+struct KernelGeometry {
+  int64_t inTileH, inTileW;     // input rows/cols a block reads
+  int64_t tilesP, tilesQ;       // output tiles along P and Q
+  int64_t kBlocks;              // ceil(K / blockK)
+  int64_t numChunks;            // ceil(C / chunkC)
+  int64_t sharedFloats;         // chunkC * inTileH * inTileW
+  int64_t grid[3];              // (tilesP * tilesQ, kBlocks, N)
+  int64_t block[3];             // (threads, 1, 1)
+
+  KernelGeometry(const ConvShape &shape, const Tiling &tiling);
+};
+
+/// Fills every zero field of `requested` with the heuristic's choice (docs/tiling.md) and
+/// clamps the rest to the shape.
+Tiling chooseTiling(const ConvShape &shape, Tiling requested);
+
+/// Shared memory a block may use for its staged tile.
+constexpr int64_t kMaxSharedBytes = 48 * 1024;
+} // namespace spconv
+
+#endif

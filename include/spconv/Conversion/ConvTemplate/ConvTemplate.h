@@ -1,0 +1,64 @@
+//===- ConvTemplate.h - unrolled direct-convolution body --------*- C++ -*-===//
+//
+// Emits the pieces of the direct-convolution template shared by the GPU kernel and its
+// serial CPU twin: staging an input tile into (shared) memory, the fully unrolled FMAs of one
+// staged channel chunk for one block of output channels, and the guarded output stores.
+// Weights and biases are placeholders (Placeholder.h); the drivers decide how threads and
+// barriers are realised.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SPCONV_CONVERSION_CONVTEMPLATE_CONVTEMPLATE_H
+#define SPCONV_CONVERSION_CONVTEMPLATE_CONVTEMPLATE_H
+
+#include "spconv/Conversion/ConvTemplate/ConvShape.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+
+namespace spconv {
+/// Where a block sits: image, first output row and first output column of its tile.
+struct BlockCoords {
+  mlir::Value n, p0, q0;
+};
+
+class ConvTemplateEmitter {
+public:
+  ConvTemplateEmitter(const ConvShape &shape, const Tiling &tiling)
+      : shape(shape), tiling(tiling), geom(shape, tiling) {}
+
+  const KernelGeometry &geometry() const { return geom; }
+
+  /// Block coordinates from the linear tile index and the image index.
+  BlockCoords emitBlockCoords(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tileIdx,
+                              mlir::Value n) const;
+  /// Thread `tid` copies its share of channel chunk `chunk`'s input tile into `tile`
+  /// (a 1-D f32 memref of geometry().sharedFloats), writing 0 where the tile hangs over the
+  /// padding.
+  void emitStage(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid,
+                 const BlockCoords &bc, int64_t chunk, mlir::Value input,
+                 mlir::Value tile) const;
+  /// Number of accumulators of a thread for channel block `kb`.
+  int64_t numAccumulators(int64_t kb) const;
+  /// The accumulators' initial values: bias placeholders, or 0.
+  llvm::SmallVector<mlir::Value> emitInitialAccumulators(mlir::OpBuilder &b,
+                                                         mlir::Location loc,
+                                                         int64_t kb) const;
+  /// The unrolled FMAs of channel chunk `chunk` for channel block `kb`; `accs` in, out.
+  void emitChunkFMAs(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid, int64_t kb,
+                     int64_t chunk, mlir::Value tile,
+                     llvm::SmallVectorImpl<mlir::Value> &accs) const;
+  /// Stores the thread's outputs (after the activation) where they fall inside the output.
+  void emitStore(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid, const BlockCoords &bc,
+                 int64_t kb, llvm::ArrayRef<mlir::Value> accs, mlir::Value output) const;
+
+private:
+  ConvShape shape;
+  Tiling tiling;
+  KernelGeometry geom;
+};
+
+/// Checks what every template lowering needs and reports a located error otherwise.
+mlir::LogicalResult checkLowerable(class Conv2DOp op);
+} // namespace spconv
+
+#endif

@@ -1,0 +1,39 @@
+//===- SpconvDialect.td - spconv dialect definition --------*- tablegen -*-===//
+//
+// The spconv dialect holds convolutions whose weights are compile-time constants, so that later
+// passes can specialise the generated code to the weight values (sparsity included).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPCONV_DIALECT_TD
+#define SPCONV_DIALECT_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def Spconv_Dialect : Dialect {
+  let name = "spconv";
+  let cppNamespace = "::spconv";
+  let summary = "Convolutions with compile-time weights, compiled to weight-specialised code";
+  let description = [{
+    `spconv` carries convolutions of pruned networks whose weights are known at compile time.
+    The lowering turns each nonzero weight into an FMA immediate and deletes every zero
+    product; see docs/ in the repository.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+}
+
+def Spconv_Activation : I32EnumAttr<"Activation", "activation fused after the bias", [
+    I32EnumAttrCase<"none", 0>,
+    I32EnumAttrCase<"relu", 1>
+  ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::spconv";
+}
+
+def Spconv_ActivationAttr : EnumAttr<Spconv_Dialect, Spconv_Activation, "activation"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+#endif // SPCONV_DIALECT_TD

@@ -1,0 +1,73 @@
+//===- SpconvOps.td - spconv operations --------------------*- tablegen -*-===//
+
+#ifndef SPCONV_OPS_TD
+#define SPCONV_OPS_TD
+
+include "spconv/Dialect/Spconv/IR/SpconvDialect.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+
+class Spconv_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Spconv_Dialect, mnemonic, traits>;
+
+def Spconv_Conv2DOp : Spconv_Op<"conv2d", [Pure]> {
+  let summary = "2-D convolution with constant (typically sparse) weights";
+  let description = [{
+    NCHW input, NKPQ result, weights KxCxRxS (C is the channel count per group) held as an
+    attribute: inline `dense<...>` or a `dense_resource<...>` blob. Optional bias of shape K,
+    strides [sh, sw], padding [top, left, bottom, right], dilations [dh, dw], groups, and a
+    fused activation applied after the bias.
+
+    P = (H + top + bottom - dh*(R-1) - 1) / sh + 1, likewise Q.
+
+    NaN and Inf weights are accepted and compiled as they are: they are nonzero, so they stay
+    as FMA immediates and propagate exactly as they would in a dense convolution. Only +0.0 and
+    -0.0 weights are deleted. A conv whose weights are all zero is valid (its result is the
+    bias, after the activation).
+
+    Example:
+    ```mlir
+    %y = spconv.conv2d %x {weights = dense<...> : tensor<8x3x3x3xf32>,
+                           padding = array<i64: 1, 1, 1, 1>,
+                           activation = #spconv.activation<relu>}
+        : tensor<1x3x32x32xf32> -> tensor<1x8x32x32xf32>
+    ```
+  }];
+
+  let arguments = (ins
+    AnyRankedTensor:$input,
+    ElementsAttr:$weights,
+    OptionalAttr<ElementsAttr>:$bias,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+    DefaultValuedAttr<I64Attr, "1">:$groups,
+    DefaultValuedAttr<Spconv_ActivationAttr, "::spconv::Activation::none">:$activation
+  );
+  let results = (outs AnyRankedTensor:$result);
+
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+
+  let extraClassDeclaration = [{
+    /// Shape helpers; valid once the op verifies.
+    int64_t getBatch() { return getInputType().getDimSize(0); }
+    int64_t getInChannels() { return getInputType().getDimSize(1); }
+    int64_t getInHeight() { return getInputType().getDimSize(2); }
+    int64_t getInWidth() { return getInputType().getDimSize(3); }
+    int64_t getOutChannels() { return getWeightsType().getDimSize(0); }
+    int64_t getFilterHeight() { return getWeightsType().getDimSize(2); }
+    int64_t getFilterWidth() { return getWeightsType().getDimSize(3); }
+    int64_t getOutHeight() { return getResultType().getDimSize(2); }
+    int64_t getOutWidth() { return getResultType().getDimSize(3); }
+    ::mlir::RankedTensorType getInputType() {
+      return ::llvm::cast<::mlir::RankedTensorType>(getInput().getType());
+    }
+    ::mlir::RankedTensorType getResultType() {
+      return ::llvm::cast<::mlir::RankedTensorType>(getResult().getType());
+    }
+    ::mlir::ShapedType getWeightsType() { return getWeights().getShapedType(); }
+  }];
+}
+
+#endif // SPCONV_OPS_TD

@@ -1,0 +1,102 @@
+//===- ConvShape.cpp - convolution shape and tiling heuristic -------------===//
+#include "spconv/Conversion/ConvTemplate/ConvShape.h"
+#include "spconv/Dialect/Spconv/IR/SpconvOps.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+
+using namespace spconv;
+
+ConvShape ConvShape::fromOp(Conv2DOp op) {
+  ConvShape s;
+  s.n = op.getBatch();
+  s.c = op.getInChannels();
+  s.h = op.getInHeight();
+  s.w = op.getInWidth();
+  s.k = op.getOutChannels();
+  s.r = op.getFilterHeight();
+  s.s = op.getFilterWidth();
+  s.p = op.getOutHeight();
+  s.q = op.getOutWidth();
+  s.sh = op.getStrides()[0];
+  s.sw = op.getStrides()[1];
+  auto pad = op.getPadding();
+  s.pt = pad[0];
+  s.pl = pad[1];
+  s.pb = pad[2];
+  s.pr = pad[3];
+  s.dh = op.getDilations()[0];
+  s.dw = op.getDilations()[1];
+  s.hasBias = static_cast<bool>(op.getBiasAttr());
+  s.relu = op.getActivation() == Activation::relu;
+  return s;
+}
+
+std::string ConvShape::str() const {
+  return llvm::formatv("n{0}c{1}h{2}w{3}k{4}r{5}s{6}p{7}q{8}st{9}x{10}pad{11}.{12}.{13}.{14}"
+                       "dil{15}x{16}b{17}a{18}",
+                       n, c, h, w, k, r, s, p, q, sh, sw, pt, pl, pb, pr, dh, dw, hasBias,
+                       relu)
+      .str();
+}
+
+std::string Tiling::str() const {
+  return llvm::formatv("bk{0}opt{1}tp{2}tq{3}cc{4}", blockK, outputsPerThread, tileP,
+                       threadsQ, chunkC)
+      .str();
+}
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+static int64_t inTileExtent(int64_t outExtent, int64_t stride, int64_t filter,
+                            int64_t dilation) {
+  return (outExtent - 1) * stride + (filter - 1) * dilation + 1;
+}
+
+KernelGeometry::KernelGeometry(const ConvShape &sh, const Tiling &t) {
+  inTileH = inTileExtent(t.tileP, sh.sh, sh.r, sh.dh);
+  inTileW = inTileExtent(t.tileQ(), sh.sw, sh.s, sh.dw);
+  tilesP = ceilDiv(sh.p, t.tileP);
+  tilesQ = ceilDiv(sh.q, t.tileQ());
+  kBlocks = ceilDiv(sh.k, t.blockK);
+  numChunks = ceilDiv(sh.c, t.chunkC);
+  sharedFloats = t.chunkC * inTileH * inTileW;
+  grid[0] = tilesP * tilesQ;
+  grid[1] = kBlocks;
+  grid[2] = sh.n;
+  block[0] = t.threads();
+  block[1] = block[2] = 1;
+}
+
+// The heuristic (docs/tiling.md):
+//  - a warp spans consecutive output columns so global stores coalesce and shared loads hit
+//    distinct banks (threads of a warp read consecutive words at stride 1);
+//  - each thread owns outputsPerThread columns x blockK channels: one shared-memory load
+//    feeds blockK FMAs, so blockK sets the loads-per-FMA ratio, bounded by registers
+//    (blockK * outputsPerThread accumulators) and by code size per channel block;
+//  - chunkC is the most input channels whose tile fits the shared-memory budget.
+Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
+  if (t.outputsPerThread <= 0)
+    t.outputsPerThread = sh.q >= 64 ? 2 : 1;
+  if (t.threadsQ <= 0) {
+    int64_t cols = ceilDiv(sh.q, t.outputsPerThread);
+    t.threadsQ = std::min<int64_t>(32, llvm::PowerOf2Ceil(std::max<int64_t>(cols, 1)));
+  }
+  if (t.tileP <= 0)
+    t.tileP = std::max<int64_t>(1, std::min<int64_t>(128 / t.threadsQ, sh.p));
+  if (t.blockK <= 0) {
+    // 16 channels keep the accumulators at <= 32 registers per output column; fewer when
+    // the whole layer has fewer channels.
+    t.blockK = std::min<int64_t>(sh.k, t.outputsPerThread > 1 ? 16 : 32);
+  }
+  t.blockK = std::min(t.blockK, sh.k);
+  if (t.chunkC <= 0) {
+    KernelGeometry g(sh, Tiling{t.blockK, t.outputsPerThread, t.tileP, t.threadsQ, 1});
+    int64_t perChannel = g.inTileH * g.inTileW * 4;
+    t.chunkC = std::max<int64_t>(1, std::min<int64_t>(sh.c, kMaxSharedBytes / perChannel));
+  }
+  t.chunkC = std::min(t.chunkC, sh.c);
+  return t;
+}

@@ -1,0 +1,175 @@
+//===- ConvTemplate.cpp - unrolled direct-convolution body ----------------===//
+#include "spconv/Conversion/ConvTemplate/ConvTemplate.h"
+#include "spconv/Conversion/ConvTemplate/Placeholder.h"
+#include "spconv/Dialect/Spconv/IR/SpconvOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace spconv;
+
+static Value cst(OpBuilder &b, Location loc, int64_t v) {
+  return b.create<arith::ConstantIndexOp>(loc, v);
+}
+
+BlockCoords ConvTemplateEmitter::emitBlockCoords(OpBuilder &b, Location loc, Value tileIdx,
+                                                 Value n) const {
+  Value tilesQ = cst(b, loc, geom.tilesQ);
+  Value tp = b.create<arith::DivUIOp>(loc, tileIdx, tilesQ);
+  Value tq = b.create<arith::RemUIOp>(loc, tileIdx, tilesQ);
+  Value p0 = b.create<arith::MulIOp>(loc, tp, cst(b, loc, tiling.tileP));
+  Value q0 = b.create<arith::MulIOp>(loc, tq, cst(b, loc, tiling.tileQ()));
+  return {n, p0, q0};
+}
+
+void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid,
+                                    const BlockCoords &bc, int64_t chunk, Value input,
+                                    Value tile) const {
+  int64_t c0 = chunk * tiling.chunkC;
+  int64_t chunkChannels = std::min(tiling.chunkC, shape.c - c0);
+  int64_t plane = geom.inTileH * geom.inTileW;
+  Value total = cst(b, loc, chunkChannels * plane);
+  Value step = cst(b, loc, tiling.threads());
+  // Top-left input coordinate of the tile (may be negative inside the padding).
+  Value y0 = b.create<arith::SubIOp>(
+      loc, b.create<arith::MulIOp>(loc, bc.p0, cst(b, loc, shape.sh)), cst(b, loc, shape.pt));
+  Value x0 = b.create<arith::SubIOp>(
+      loc, b.create<arith::MulIOp>(loc, bc.q0, cst(b, loc, shape.sw)), cst(b, loc, shape.pl));
+  auto loop = b.create<scf::ForOp>(loc, tid, total, step);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value e = loop.getInductionVar();
+  Value cc = b.create<arith::DivUIOp>(loc, e, cst(b, loc, plane));
+  Value rem = b.create<arith::RemUIOp>(loc, e, cst(b, loc, plane));
+  Value y = b.create<arith::DivUIOp>(loc, rem, cst(b, loc, geom.inTileW));
+  Value x = b.create<arith::RemUIOp>(loc, rem, cst(b, loc, geom.inTileW));
+  Value iy = b.create<arith::AddIOp>(loc, y0, y);
+  Value ix = b.create<arith::AddIOp>(loc, x0, x);
+  Value zero = cst(b, loc, 0);
+  auto inRange = [&](Value v, int64_t hi) {
+    Value ge = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, v, zero);
+    Value lt = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, v, cst(b, loc, hi));
+    return b.create<arith::AndIOp>(loc, ge, lt);
+  };
+  Value inside =
+      b.create<arith::AndIOp>(loc, inRange(iy, shape.h), inRange(ix, shape.w));
+  Value c = b.create<arith::AddIOp>(loc, cc, cst(b, loc, c0));
+  auto ifOp = b.create<scf::IfOp>(
+      loc, inside,
+      [&](OpBuilder &tb, Location l) {
+        Value v = tb.create<memref::LoadOp>(l, input, ValueRange{bc.n, c, iy, ix});
+        tb.create<scf::YieldOp>(l, v);
+      },
+      [&](OpBuilder &eb, Location l) {
+        Value z = eb.create<arith::ConstantOp>(l, eb.getF32FloatAttr(0.0f));
+        eb.create<scf::YieldOp>(l, z);
+      });
+  b.create<memref::StoreOp>(loc, ifOp.getResult(0), tile, ValueRange{e});
+}
+
+int64_t ConvTemplateEmitter::numAccumulators(int64_t kb) const {
+  int64_t kN = std::min(tiling.blockK, shape.k - kb * tiling.blockK);
+  return kN * tiling.outputsPerThread;
+}
+
+SmallVector<Value> ConvTemplateEmitter::emitInitialAccumulators(OpBuilder &b, Location loc,
+                                                                int64_t kb) const {
+  SmallVector<Value> accs;
+  int64_t kN = std::min(tiling.blockK, shape.k - kb * tiling.blockK);
+  for (int64_t kk = 0; kk < kN; ++kk) {
+    float init = shape.hasBias ? placeholder::bias(kb * tiling.blockK + kk) : 0.0f;
+    Value v = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(init));
+    for (int64_t o = 0; o < tiling.outputsPerThread; ++o)
+      accs.push_back(v);
+  }
+  return accs;
+}
+
+void ConvTemplateEmitter::emitChunkFMAs(OpBuilder &b, Location loc, Value tid, int64_t kb,
+                                        int64_t chunk, Value tile,
+                                        SmallVectorImpl<Value> &accs) const {
+  int64_t opt = tiling.outputsPerThread;
+  int64_t kLo = kb * tiling.blockK;
+  int64_t kN = std::min(tiling.blockK, shape.k - kLo);
+  int64_t c0 = chunk * tiling.chunkC;
+  int64_t chunkChannels = std::min(tiling.chunkC, shape.c - c0);
+  int64_t plane = geom.inTileH * geom.inTileW;
+  // The thread's first input element in a channel plane; every load below adds a constant
+  // to it, which the backend folds into the address.
+  Value tq = cst(b, loc, tiling.threadsQ);
+  Value ty = b.create<arith::DivUIOp>(loc, tid, tq);
+  Value tx = b.create<arith::RemUIOp>(loc, tid, tq);
+  Value base = b.create<arith::AddIOp>(
+      loc, b.create<arith::MulIOp>(loc, ty, cst(b, loc, shape.sh * geom.inTileW)),
+      b.create<arith::MulIOp>(loc, tx, cst(b, loc, shape.sw)));
+  SmallVector<Value> in(opt);
+  for (int64_t cc = 0; cc < chunkChannels; ++cc) {
+    for (int64_t r = 0; r < shape.r; ++r) {
+      for (int64_t s = 0; s < shape.s; ++s) {
+        for (int64_t o = 0; o < opt; ++o) {
+          int64_t off = cc * plane + r * shape.dh * geom.inTileW + s * shape.dw +
+                        o * tiling.threadsQ * shape.sw;
+          Value idx = b.create<arith::AddIOp>(loc, base, cst(b, loc, off));
+          in[o] = b.create<memref::LoadOp>(loc, tile, ValueRange{idx});
+        }
+        for (int64_t kk = 0; kk < kN; ++kk) {
+          int64_t widx = (((kLo + kk) * shape.c + c0 + cc) * shape.r + r) * shape.s + s;
+          Value w = b.create<arith::ConstantOp>(
+              loc, b.getF32FloatAttr(placeholder::weight(widx)));
+          // llvm.intr.fma rather than math.fma: the latter becomes a libdevice call on NVVM.
+          for (int64_t o = 0; o < opt; ++o) {
+            Value &acc = accs[kk * opt + o];
+            acc = b.create<LLVM::FMAOp>(loc, in[o], w, acc);
+          }
+        }
+      }
+    }
+  }
+}
+
+void ConvTemplateEmitter::emitStore(OpBuilder &b, Location loc, Value tid,
+                                    const BlockCoords &bc, int64_t kb, ArrayRef<Value> accs,
+                                    Value output) const {
+  int64_t opt = tiling.outputsPerThread;
+  int64_t kLo = kb * tiling.blockK;
+  int64_t kN = std::min(tiling.blockK, shape.k - kLo);
+  Value tq = cst(b, loc, tiling.threadsQ);
+  Value ty = b.create<arith::DivUIOp>(loc, tid, tq);
+  Value tx = b.create<arith::RemUIOp>(loc, tid, tq);
+  Value p = b.create<arith::AddIOp>(loc, bc.p0, ty);
+  Value pOk = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, p, cst(b, loc, shape.p));
+  Value zero = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(0.0f));
+  for (int64_t o = 0; o < opt; ++o) {
+    Value q = b.create<arith::AddIOp>(
+        loc, b.create<arith::AddIOp>(loc, bc.q0, tx), cst(b, loc, o * tiling.threadsQ));
+    Value qOk =
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, q, cst(b, loc, shape.q));
+    Value ok = b.create<arith::AndIOp>(loc, pOk, qOk);
+    auto ifOp = b.create<scf::IfOp>(loc, ok, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    for (int64_t kk = 0; kk < kN; ++kk) {
+      Value v = accs[kk * opt + o];
+      if (shape.relu)
+        v = b.create<arith::MaximumFOp>(loc, v, zero);
+      b.create<memref::StoreOp>(loc, v, output,
+                                ValueRange{bc.n, cst(b, loc, kLo + kk), p, q});
+    }
+  }
+}
+
+LogicalResult spconv::checkLowerable(Conv2DOp op) {
+  if (op.getGroups() != 1)
+    return op.emitOpError("groups > 1 is not supported by the template lowering yet (got ")
+           << op.getGroups() << ")";
+  int64_t numWeights = op.getWeightsType().getNumElements();
+  if (numWeights - 1 > placeholder::kMaxIndex)
+    return op.emitOpError("has ") << numWeights << " weights; the template encodes at most "
+                                   << placeholder::kMaxIndex + 1 << " per conv";
+  if (op.getOutChannels() - 1 > placeholder::kMaxIndex)
+    return op.emitOpError("has too many output channels for bias placeholders");
+  return success();
+}

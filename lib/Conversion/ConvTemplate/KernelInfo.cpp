@@ -1,0 +1,56 @@
+//===- KernelInfo.cpp - attributes linking convs, kernels and weights -----===//
+#include "spconv/Conversion/ConvTemplate/KernelInfo.h"
+#include "spconv/Dialect/Spconv/IR/SpconvOps.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace spconv;
+
+DictionaryAttr spconv::makeLaunchAttr(MLIRContext *ctx, const ConvShape &shape,
+                                      const Tiling &tiling) {
+  Builder b(ctx);
+  KernelGeometry g(shape, tiling);
+  auto tilingAttr = b.getDictionaryAttr({
+      b.getNamedAttr("block_k", b.getI64IntegerAttr(tiling.blockK)),
+      b.getNamedAttr("outputs_per_thread", b.getI64IntegerAttr(tiling.outputsPerThread)),
+      b.getNamedAttr("tile_p", b.getI64IntegerAttr(tiling.tileP)),
+      b.getNamedAttr("threads_q", b.getI64IntegerAttr(tiling.threadsQ)),
+      b.getNamedAttr("chunk_c", b.getI64IntegerAttr(tiling.chunkC)),
+  });
+  return b.getDictionaryAttr({
+      b.getNamedAttr("grid", b.getDenseI64ArrayAttr({g.grid[0], g.grid[1], g.grid[2]})),
+      b.getNamedAttr("block", b.getDenseI64ArrayAttr({g.block[0], g.block[1], g.block[2]})),
+      b.getNamedAttr("shared_bytes", b.getI64IntegerAttr(g.sharedFloats * 4)),
+      b.getNamedAttr("tiling", tilingAttr),
+  });
+}
+
+Tiling spconv::tilingFromLaunchAttr(DictionaryAttr launch) {
+  Tiling t;
+  auto d = launch.getAs<DictionaryAttr>("tiling");
+  if (!d)
+    return t;
+  auto get = [&](StringRef name) {
+    auto a = d.getAs<IntegerAttr>(name);
+    return a ? a.getInt() : 0;
+  };
+  t.blockK = get("block_k");
+  t.outputsPerThread = get("outputs_per_thread");
+  t.tileP = get("tile_p");
+  t.threadsQ = get("threads_q");
+  t.chunkC = get("chunk_c");
+  return t;
+}
+
+void spconv::addWeightsEntry(Operation *symbolTable, StringRef kernel, Conv2DOp op) {
+  Builder b(op.getContext());
+  SmallVector<NamedAttribute> entry{b.getNamedAttr("weights", op.getWeights())};
+  if (auto bias = op.getBiasAttr())
+    entry.push_back(b.getNamedAttr("bias", bias));
+  NamedAttrList all;
+  if (auto old = symbolTable->getAttrOfType<DictionaryAttr>(kWeightsAttr))
+    all.append(old.getValue());
+  all.set(kernel, b.getDictionaryAttr(entry));
+  symbolTable->setAttr(kWeightsAttr, all.getDictionary(op.getContext()));
+}

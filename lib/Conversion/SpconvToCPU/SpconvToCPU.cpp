@@ -1,0 +1,133 @@
+//===- SpconvToCPU.cpp - spconv.conv2d to a serial host template ----------===//
+//
+// The GPU template's twin for machines without a GPU: the same staged tile, the same
+// unrolled FMAs with the same placeholders, the same guarded stores. Blocks become loops; a
+// block's threads run each barrier-separated phase in turn, so accumulators that live in
+// registers across barriers on the GPU live in a per-block buffer here.
+//
+//===----------------------------------------------------------------------===//
+#include "spconv/Conversion/SpconvToCPU/SpconvToCPU.h"
+#include "spconv/Conversion/ConvTemplate/ConvTemplate.h"
+#include "spconv/Conversion/ConvTemplate/KernelInfo.h"
+#include "spconv/Conversion/Passes.h"
+#include "spconv/Dialect/Spconv/IR/SpconvOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace spconv {
+#define GEN_PASS_DEF_CONVERTSPCONVTOCPU
+#include "spconv/Conversion/Passes.h.inc"
+} // namespace spconv
+
+using namespace mlir;
+using namespace spconv;
+
+static Value cst(OpBuilder &b, Location loc, int64_t v) {
+  return b.create<arith::ConstantIndexOp>(loc, v);
+}
+
+/// Runs `body(tid)` for every thread of a block: one barrier-separated phase.
+static void forEachThread(OpBuilder &b, Location loc, int64_t threads,
+                          function_ref<void(OpBuilder &, Value)> body) {
+  auto loop = b.create<scf::ForOp>(loc, cst(b, loc, 0), cst(b, loc, threads), cst(b, loc, 1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  body(b, loop.getInductionVar());
+}
+
+func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
+                                   ModuleOp module, StringRef name, Location loc) {
+  MLIRContext *ctx = module.getContext();
+  ConvTemplateEmitter emitter(shape, tiling);
+  const KernelGeometry &g = emitter.geometry();
+  Type f32 = Float32Type::get(ctx);
+  auto inType = MemRefType::get({shape.n, shape.c, shape.h, shape.w}, f32);
+  auto outType = MemRefType::get({shape.n, shape.k, shape.p, shape.q}, f32);
+  int64_t maxAccs = tiling.blockK * tiling.outputsPerThread;
+
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto func = b.create<func::FuncOp>(loc, name, b.getFunctionType({inType, outType}, {}));
+  func->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+  Block *entry = func.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  Value input = entry->getArgument(0), output = entry->getArgument(1);
+  Value tile = b.create<memref::AllocaOp>(loc, MemRefType::get({g.sharedFloats}, f32));
+  Value accBuf = b.create<memref::AllocaOp>(
+      loc, MemRefType::get({tiling.threads(), maxAccs}, f32));
+
+  for (int64_t kb = 0; kb < g.kBlocks; ++kb) {
+    auto nLoop = b.create<scf::ForOp>(loc, cst(b, loc, 0), cst(b, loc, shape.n), cst(b, loc, 1));
+    OpBuilder::InsertionGuard nGuard(b);
+    b.setInsertionPointToStart(nLoop.getBody());
+    auto tLoop = b.create<scf::ForOp>(loc, cst(b, loc, 0), cst(b, loc, g.grid[0]), cst(b, loc, 1));
+    b.setInsertionPointToStart(tLoop.getBody());
+    BlockCoords bc =
+        emitter.emitBlockCoords(b, loc, tLoop.getInductionVar(), nLoop.getInductionVar());
+    int64_t numAccs = emitter.numAccumulators(kb);
+    auto saveAccs = [&](OpBuilder &tb, Value tid, ArrayRef<Value> accs) {
+      for (int64_t a = 0; a < numAccs; ++a)
+        tb.create<memref::StoreOp>(loc, accs[a], accBuf, ValueRange{tid, cst(tb, loc, a)});
+    };
+    auto loadAccs = [&](OpBuilder &tb, Value tid) {
+      SmallVector<Value> accs;
+      for (int64_t a = 0; a < numAccs; ++a)
+        accs.push_back(tb.create<memref::LoadOp>(loc, accBuf, ValueRange{tid, cst(tb, loc, a)}));
+      return accs;
+    };
+    forEachThread(b, loc, tiling.threads(), [&](OpBuilder &tb, Value tid) {
+      saveAccs(tb, tid, emitter.emitInitialAccumulators(tb, loc, kb));
+    });
+    for (int64_t chunk = 0; chunk < g.numChunks; ++chunk) {
+      forEachThread(b, loc, tiling.threads(), [&](OpBuilder &tb, Value tid) {
+        emitter.emitStage(tb, loc, tid, bc, chunk, input, tile);
+      });
+      forEachThread(b, loc, tiling.threads(), [&](OpBuilder &tb, Value tid) {
+        SmallVector<Value> accs = loadAccs(tb, tid);
+        emitter.emitChunkFMAs(tb, loc, tid, kb, chunk, tile, accs);
+        saveAccs(tb, tid, accs);
+      });
+    }
+    forEachThread(b, loc, tiling.threads(), [&](OpBuilder &tb, Value tid) {
+      emitter.emitStore(tb, loc, tid, bc, kb, loadAccs(tb, tid), output);
+    });
+  }
+  b.create<func::ReturnOp>(loc);
+  return func;
+}
+
+namespace {
+struct ConvertSpconvToCPUPass
+    : public spconv::impl::ConvertSpconvToCPUBase<ConvertSpconvToCPUPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<Conv2DOp> convs;
+    module.walk([&](Conv2DOp op) {
+      if (!op->hasAttr(kKernelAttr))
+        convs.push_back(op);
+    });
+    Tiling requested{blockK, outputsPerThread, tileP, threadsQ, chunkC};
+    SymbolTable symbols(module);
+    int64_t nextIndex = 0;
+    for (Conv2DOp op : convs) {
+      if (failed(checkLowerable(op)))
+        return signalPassFailure();
+      ConvShape shape = ConvShape::fromOp(op);
+      Tiling tiling = chooseTiling(shape, requested);
+      std::string name;
+      do
+        name = "spconv_conv2d_" + std::to_string(nextIndex++);
+      while (symbols.lookup(name));
+      func::FuncOp func = emitCPUKernel(shape, tiling, module, name, op.getLoc());
+      symbols.insert(func);
+      op->setAttr(kKernelAttr, FlatSymbolRefAttr::get(func.getSymNameAttr()));
+      op->setAttr(kLaunchAttr, makeLaunchAttr(&getContext(), shape, tiling));
+      addWeightsEntry(module, name, op);
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,132 @@
+//===- SpconvToGPU.cpp - spconv.conv2d to a gpu.func template -------------===//
+//
+// One thread block per (output tile, block of output channels, image). The block index along
+// y selects the channel block and with it the straight-line code holding that block's
+// weights: an scf.index_switch whose cases are uniform across the block, so no warp diverges
+// and each case sees only its own weights (docs/design.md compares the alternatives).
+//
+//===----------------------------------------------------------------------===//
+#include "spconv/Conversion/SpconvToGPU/SpconvToGPU.h"
+#include "spconv/Conversion/ConvTemplate/ConvTemplate.h"
+#include "spconv/Conversion/ConvTemplate/KernelInfo.h"
+#include "spconv/Conversion/Passes.h"
+#include "spconv/Dialect/Spconv/IR/SpconvOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace spconv {
+#define GEN_PASS_DEF_CONVERTSPCONVTOGPU
+#include "spconv/Conversion/Passes.h.inc"
+} // namespace spconv
+
+using namespace mlir;
+using namespace spconv;
+
+gpu::GPUModuleOp spconv::getOrCreateKernelModule(ModuleOp module) {
+  if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName))
+    return existing;
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(module.getContext()));
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  return b.create<gpu::GPUModuleOp>(module.getLoc(), kKernelModuleName);
+}
+
+gpu::GPUFuncOp spconv::emitGPUKernel(const ConvShape &shape, const Tiling &tiling,
+                                     gpu::GPUModuleOp gpuModule, StringRef name,
+                                     Location loc) {
+  MLIRContext *ctx = gpuModule.getContext();
+  ConvTemplateEmitter emitter(shape, tiling);
+  const KernelGeometry &g = emitter.geometry();
+  Type f32 = Float32Type::get(ctx);
+  auto inType = MemRefType::get({shape.n, shape.c, shape.h, shape.w}, f32);
+  auto outType = MemRefType::get({shape.n, shape.k, shape.p, shape.q}, f32);
+  auto tileType = MemRefType::get(
+      {g.sharedFloats}, f32, MemRefLayoutAttrInterface{},
+      gpu::AddressSpaceAttr::get(ctx, gpu::GPUDialect::getWorkgroupAddressSpace()));
+
+  OpBuilder b = OpBuilder::atBlockEnd(gpuModule.getBody());
+  auto func = b.create<gpu::GPUFuncOp>(loc, name, b.getFunctionType({inType, outType}, {}),
+                                       TypeRange{tileType}, TypeRange{});
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
+      {int32_t(g.block[0]), int32_t(g.block[1]), int32_t(g.block[2])}));
+  func.setKnownGridSizeAttr(
+      b.getDenseI32ArrayAttr({int32_t(g.grid[0]), int32_t(g.grid[1]), int32_t(g.grid[2])}));
+
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  Value input = entry.getArgument(0), output = entry.getArgument(1);
+  Value tile = func.getWorkgroupAttributions().front();
+  Value tid = b.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
+  Value tileIdx = b.create<gpu::BlockIdOp>(loc, gpu::Dimension::x);
+  Value kBlock = b.create<gpu::BlockIdOp>(loc, gpu::Dimension::y);
+  Value n = b.create<gpu::BlockIdOp>(loc, gpu::Dimension::z);
+  BlockCoords bc = emitter.emitBlockCoords(b, loc, tileIdx, n);
+
+  SmallVector<int64_t> cases;
+  for (int64_t kb = 0; kb < g.kBlocks; ++kb)
+    cases.push_back(kb);
+  auto sw = b.create<scf::IndexSwitchOp>(loc, TypeRange{}, kBlock, cases, cases.size());
+  b.create<gpu::ReturnOp>(loc);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&sw.getDefaultRegion().emplaceBlock());
+    b.create<scf::YieldOp>(loc);
+  }
+  for (int64_t kb = 0; kb < g.kBlocks; ++kb) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&sw.getCaseRegions()[kb].emplaceBlock());
+    SmallVector<Value> accs = emitter.emitInitialAccumulators(b, loc, kb);
+    for (int64_t chunk = 0; chunk < g.numChunks; ++chunk) {
+      // The previous chunk's readers must be done before the tile is overwritten.
+      if (chunk > 0)
+        b.create<gpu::BarrierOp>(loc);
+      emitter.emitStage(b, loc, tid, bc, chunk, input, tile);
+      b.create<gpu::BarrierOp>(loc);
+      emitter.emitChunkFMAs(b, loc, tid, kb, chunk, tile, accs);
+    }
+    emitter.emitStore(b, loc, tid, bc, kb, accs, output);
+    b.create<scf::YieldOp>(loc);
+  }
+  return func;
+}
+
+namespace {
+struct ConvertSpconvToGPUPass
+    : public spconv::impl::ConvertSpconvToGPUBase<ConvertSpconvToGPUPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<Conv2DOp> convs;
+    module.walk([&](Conv2DOp op) {
+      if (!op->hasAttr(kKernelAttr))
+        convs.push_back(op);
+    });
+    if (convs.empty())
+      return;
+    Tiling requested{blockK, outputsPerThread, tileP, threadsQ, chunkC};
+    gpu::GPUModuleOp gpuModule = getOrCreateKernelModule(module);
+    SymbolTable symbols(gpuModule);
+    int64_t nextIndex = 0;
+    for (Conv2DOp op : convs) {
+      if (failed(checkLowerable(op)))
+        return signalPassFailure();
+      ConvShape shape = ConvShape::fromOp(op);
+      Tiling tiling = chooseTiling(shape, requested);
+      std::string name;
+      do
+        name = "spconv_conv2d_" + std::to_string(nextIndex++);
+      while (symbols.lookup(name));
+      gpu::GPUFuncOp func = emitGPUKernel(shape, tiling, gpuModule, name, op.getLoc());
+      symbols.insert(func);
+      op->setAttr(kKernelAttr, SymbolRefAttr::get(gpuModule.getSymNameAttr(),
+                                                  {FlatSymbolRefAttr::get(&getContext(), name)}));
+      op->setAttr(kLaunchAttr, makeLaunchAttr(&getContext(), shape, tiling));
+      addWeightsEntry(gpuModule, name, op);
+    }
+  }
+};
+} // namespace

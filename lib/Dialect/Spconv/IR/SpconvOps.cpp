@@ -1,0 +1,145 @@
+//===- SpconvOps.cpp - spconv operations ----------------------------------===//
+#include "spconv/Dialect/Spconv/IR/SpconvOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/OpImplementation.h"
+
+#include <cstring>
+#include <limits>
+
+using namespace mlir;
+using namespace spconv;
+
+#define GET_OP_CLASSES
+#include "spconv/Dialect/Spconv/IR/SpconvOps.cpp.inc"
+
+FailureOr<std::vector<float>> spconv::readF32Elements(ElementsAttr attr) {
+  if (!attr.getElementType().isF32())
+    return failure();
+  int64_t n = attr.getNumElements();
+  if (auto dense = llvm::dyn_cast<DenseFPElementsAttr>(attr)) {
+    std::vector<float> out;
+    out.reserve(n);
+    for (APFloat v : dense.getValues<APFloat>())
+      out.push_back(v.convertToFloat());
+    return out;
+  }
+  if (auto res = llvm::dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = res.getRawHandle().getBlob();
+    if (!blob)
+      return failure();
+    ArrayRef<char> bytes = blob->getData();
+    if (static_cast<int64_t>(bytes.size()) != n * static_cast<int64_t>(sizeof(float)))
+      return failure();
+    std::vector<float> out(n);
+    std::memcpy(out.data(), bytes.data(), bytes.size());
+    return out;
+  }
+  return failure();
+}
+
+/// Checks that `t` is a statically shaped rank-4 f32 tensor with dims that fit the kernels'
+/// 32-bit indexing.
+static LogicalResult verifyNCHW(Operation *op, StringRef what, Type type) {
+  auto t = llvm::dyn_cast<RankedTensorType>(type);
+  if (!t)
+    return op->emitOpError() << what << " must be a ranked tensor";
+  if (t.getRank() != 4)
+    return op->emitOpError() << what << " must have rank 4 (NCHW), got rank " << t.getRank();
+  if (!t.getElementType().isF32())
+    return op->emitOpError() << what << " element type must be f32, got "
+                             << t.getElementType();
+  if (!t.hasStaticShape())
+    return op->emitOpError() << what << " must have a static shape";
+  for (int64_t d : t.getShape())
+    if (d <= 0 || d > std::numeric_limits<int32_t>::max())
+      return op->emitOpError() << what << " dimensions must be in [1, 2^31-1], got " << d;
+  // Kernels index elements with 32-bit offsets.
+  if (t.getNumElements() > std::numeric_limits<int32_t>::max())
+    return op->emitOpError() << what << " has " << t.getNumElements()
+                             << " elements; at most 2^31-1 are supported";
+  return success();
+}
+
+LogicalResult Conv2DOp::verify() {
+  Operation *op = getOperation();
+  if (failed(verifyNCHW(op, "input", getInput().getType())) ||
+      failed(verifyNCHW(op, "result", getResult().getType())))
+    return failure();
+
+  ShapedType wt = getWeightsType();
+  if (!wt.hasRank() || wt.getRank() != 4)
+    return emitOpError("'weights' must have rank 4 (KxCxRxS)");
+  if (!wt.getElementType().isF32())
+    return emitOpError("'weights' element type must be f32, got ") << wt.getElementType();
+  for (int64_t d : wt.getShape())
+    if (d <= 0 || d > std::numeric_limits<int32_t>::max())
+      return emitOpError("'weights' dimensions must be in [1, 2^31-1], got ") << d;
+
+  ArrayRef<int64_t> strides = getStrides(), dil = getDilations(), pad = getPadding();
+  if (strides.size() != 2)
+    return emitOpError("'strides' must have 2 entries [sh, sw], got ") << strides.size();
+  if (dil.size() != 2)
+    return emitOpError("'dilations' must have 2 entries [dh, dw], got ") << dil.size();
+  if (pad.size() != 4)
+    return emitOpError("'padding' must have 4 entries [top, left, bottom, right], got ")
+           << pad.size();
+  for (int64_t s : strides)
+    if (s <= 0 || s > std::numeric_limits<int32_t>::max())
+      return emitOpError("'strides' must be positive, got ") << s;
+  for (int64_t d : dil)
+    if (d <= 0 || d > std::numeric_limits<int32_t>::max())
+      return emitOpError("'dilations' must be positive, got ") << d;
+  for (int64_t p : pad)
+    if (p < 0 || p > std::numeric_limits<int32_t>::max())
+      return emitOpError("'padding' must be non-negative, got ") << p;
+
+  int64_t n = getBatch(), c = getInChannels(), h = getInHeight(), w = getInWidth();
+  int64_t k = wt.getDimSize(0), cpg = wt.getDimSize(1), r = wt.getDimSize(2),
+          s = wt.getDimSize(3);
+  int64_t groups = getGroups();
+  if (groups <= 0)
+    return emitOpError("'groups' must be positive, got ") << groups;
+  if (c % groups != 0)
+    return emitOpError("'groups' (") << groups << ") must divide the input channels (" << c
+                                     << ")";
+  if (k % groups != 0)
+    return emitOpError("'groups' (") << groups << ") must divide the output channels (" << k
+                                     << ")";
+  if (cpg * groups != c)
+    return emitOpError("'weights' channel dimension (")
+           << cpg << ") times groups (" << groups << ") must equal the input channels (" << c
+           << ")";
+
+  if (auto bias = getBiasAttr()) {
+    ShapedType bt = bias.getShapedType();
+    if (!bt.getElementType().isF32())
+      return emitOpError("'bias' element type must be f32, got ") << bt.getElementType();
+    if (bt.getRank() != 1 || bt.getDimSize(0) != k)
+      return emitOpError("'bias' must have shape [") << k << "] (one value per output channel)";
+  }
+
+  int64_t extH = dil[0] * (r - 1) + 1, extW = dil[1] * (s - 1) + 1;
+  int64_t padH = h + pad[0] + pad[2], padW = w + pad[1] + pad[3];
+  if (extH > padH || extW > padW)
+    return emitOpError("dilated filter (") << extH << "x" << extW
+                                           << ") is larger than the padded input (" << padH
+                                           << "x" << padW << "); check 'padding'";
+  int64_t p = (padH - extH) / strides[0] + 1, q = (padW - extW) / strides[1] + 1;
+  RankedTensorType rt = getResultType();
+  if (rt.getDimSize(0) != n)
+    return emitOpError("result batch (") << rt.getDimSize(0) << ") must equal the input batch ("
+                                         << n << ")";
+  if (rt.getDimSize(1) != k)
+    return emitOpError("result channels (")
+           << rt.getDimSize(1) << ") must equal the output channels of 'weights' (" << k << ")";
+  if (rt.getDimSize(2) != p || rt.getDimSize(3) != q)
+    return emitOpError("result spatial shape ")
+           << rt.getDimSize(2) << "x" << rt.getDimSize(3)
+           << " does not follow from the input, 'weights', 'strides', 'padding' and "
+              "'dilations', which give "
+           << p << "x" << q;
+  return success();
+}

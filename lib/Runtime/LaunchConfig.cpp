@@ -1,0 +1,156 @@
+//===- LaunchConfig.cpp - The compiler's JSON launch sidecar --------------===//
+
+#include "spconv/Runtime/LaunchConfig.h"
+
+#include <stdexcept>
+
+namespace spconv {
+namespace runtime {
+
+using json::Value;
+
+int64_t ParamDesc::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+int64_t ParamDesc::numBytes() const {
+  if (dtype != "f32")
+    throw std::runtime_error("param '" + name + "': unsupported dtype '" + dtype + "'");
+  return numElements() * 4;
+}
+
+int KernelDesc::findParam(const std::string &role) const {
+  for (size_t i = 0; i < params.size(); ++i)
+    if (params[i].role == role)
+      return static_cast<int>(i);
+  return -1;
+}
+
+const KernelDesc &LaunchFile::kernel(const std::string &entry) const {
+  if (kernels.empty())
+    throw std::runtime_error("launch file lists no kernels");
+  if (entry.empty())
+    return kernels.front();
+  for (const auto &k : kernels)
+    if (k.entry == entry)
+      return k;
+  throw std::runtime_error("launch file has no kernel named '" + entry + "'");
+}
+
+// Wraps a lookup so errors say which field was wrong.
+template <typename F> static auto field(const std::string &where, F f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const std::exception &e) {
+    throw std::runtime_error(where + ": " + e.what());
+  }
+}
+
+template <size_t N>
+static std::array<int64_t, N> intArray(const Value &v, const std::string &name) {
+  const auto &a = v.asArray();
+  if (a.size() != N)
+    throw std::runtime_error(name + ": expected " + std::to_string(N) + " entries");
+  std::array<int64_t, N> out{};
+  for (size_t i = 0; i < N; ++i)
+    out[i] = a[i].asInt();
+  return out;
+}
+
+template <size_t N>
+static std::array<unsigned, N> dims(const Value &v, const std::string &name) {
+  auto a = intArray<N>(v, name);
+  std::array<unsigned, N> out{};
+  for (size_t i = 0; i < N; ++i) {
+    if (a[i] < 1 || a[i] > 0x7fffffff)
+      throw std::runtime_error(name + ": dimension out of range");
+    out[i] = static_cast<unsigned>(a[i]);
+  }
+  return out;
+}
+
+static ConvDesc parseConv(const Value &c) {
+  ConvDesc d;
+  d.N = c.at("N").asInt();
+  d.C = c.at("C").asInt();
+  d.H = c.at("H").asInt();
+  d.W = c.at("W").asInt();
+  d.K = c.at("K").asInt();
+  d.R = c.at("R").asInt();
+  d.S = c.at("S").asInt();
+  d.P = c.at("P").asInt();
+  d.Q = c.at("Q").asInt();
+  if (const Value *v = c.find("stride")) d.stride = intArray<2>(*v, "stride");
+  if (const Value *v = c.find("padding")) d.padding = intArray<4>(*v, "padding");
+  if (const Value *v = c.find("dilation")) d.dilation = intArray<2>(*v, "dilation");
+  if (const Value *v = c.find("groups")) d.groups = v->asInt();
+  if (const Value *v = c.find("activation")) d.activation = v->asString();
+  if (const Value *v = c.find("has_bias")) d.hasBias = v->asBool();
+  if (d.groups < 1 || d.C % d.groups || d.K % d.groups)
+    throw std::runtime_error("groups must divide C and K");
+  if (d.activation != "none" && d.activation != "relu")
+    throw std::runtime_error("unknown activation '" + d.activation + "'");
+  return d;
+}
+
+static KernelDesc parseKernel(const Value &k) {
+  KernelDesc d;
+  d.raw = k;
+  d.entry = field("entry", [&] { return k.at("entry").asString(); });
+  std::string where = "kernel '" + d.entry + "'";
+  d.grid = field(where + " grid", [&] { return dims<3>(k.at("grid"), "grid"); });
+  d.block = field(where + " block", [&] { return dims<3>(k.at("block"), "block"); });
+  if (const Value *v = k.find("dynamic_shared_bytes"))
+    d.dynamicSharedBytes =
+        static_cast<unsigned>(field(where + " dynamic_shared_bytes", [&] { return v->asInt(); }));
+  field(where + " params", [&] {
+    for (const Value &p : k.at("params").asArray()) {
+      ParamDesc pd;
+      pd.name = p.at("name").asString();
+      pd.role = p.at("role").asString();
+      pd.dtype = p.find("dtype") ? p.at("dtype").asString() : "f32";
+      for (const Value &s : p.at("shape").asArray())
+        pd.shape.push_back(s.asInt());
+      d.params.push_back(std::move(pd));
+    }
+    return 0;
+  });
+  if (const Value *c = k.find("conv")) {
+    d.conv = field(where + " conv", [&] { return parseConv(*c); });
+    d.hasConv = true;
+  }
+  if (const Value *v = k.find("weights_nnz")) d.weightsNnz = v->asInt();
+  if (const Value *v = k.find("weights_total")) d.weightsTotal = v->asInt();
+  if (const Value *v = k.find("tiling")) d.tiling = *v;
+  return d;
+}
+
+LaunchFile parseLaunchFile(const Value &doc) {
+  LaunchFile f;
+  if (const Value *v = doc.find("format")) f.format = v->asString();
+  if (!f.format.empty() && f.format != "spconv-launch")
+    throw std::runtime_error("not a spconv launch file (format '" + f.format + "')");
+  if (const Value *v = doc.find("version")) f.version = v->asInt();
+  if (f.version > 1)
+    throw std::runtime_error("launch file version " + std::to_string(f.version) +
+                             " is newer than this runtime (1)");
+  if (const Value *v = doc.find("chip")) f.chip = v->asString();
+  for (const Value &k : doc.at("kernels").asArray())
+    f.kernels.push_back(parseKernel(k));
+  return f;
+}
+
+LaunchFile loadLaunchFile(const std::string &path) {
+  Value doc = json::parseFile(path);
+  try {
+    return parseLaunchFile(doc);
+  } catch (const std::exception &e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
+}
+
+} // namespace runtime
+} // namespace spconv

@@ -1,0 +1,103 @@
+//===- LaunchSidecar.cpp - JSON launch configuration (docs/launch-abi.md) -===//
+#include "spconv/Conversion/ConvTemplate/ConvShape.h"
+#include "spconv/Conversion/ConvTemplate/KernelInfo.h"
+#include "spconv/Dialect/Spconv/IR/SpconvOps.h"
+#include "spconv/Target/KernelArtifacts.h"
+
+using namespace mlir;
+using namespace spconv;
+
+static llvm::json::Array toJson(ArrayRef<int64_t> values) {
+  llvm::json::Array a;
+  for (int64_t v : values)
+    a.push_back(v);
+  return a;
+}
+
+FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
+                                                    const ArtifactOptions &options,
+                                                    StringRef ptxFile, StringRef cubinFile,
+                                                    const CompileTimes *times) {
+  llvm::json::Array kernels;
+  WalkResult walk = module.walk([&](Conv2DOp op) -> WalkResult {
+    auto kernel = op->getAttrOfType<SymbolRefAttr>(kKernelAttr);
+    auto launch = op->getAttrOfType<DictionaryAttr>(kLaunchAttr);
+    if (!kernel || !launch) {
+      op.emitError("conv has not been compiled (no '") << kKernelAttr << "')";
+      return WalkResult::interrupt();
+    }
+    ConvShape s = ConvShape::fromOp(op);
+    Tiling t = tilingFromLaunchAttr(launch);
+    FailureOr<std::vector<float>> w = readF32Elements(op.getWeights());
+    int64_t nnz = 0;
+    if (succeeded(w))
+      for (float v : *w)
+        nnz += v != 0.0f;
+    std::string loc;
+    llvm::raw_string_ostream locOs(loc);
+    op.getLoc().print(locOs);
+    auto ints = [&](StringRef name) {
+      auto a = launch.getAs<DenseI64ArrayAttr>(name);
+      return a ? toJson(a.asArrayRef()) : llvm::json::Array();
+    };
+    auto shared = launch.getAs<IntegerAttr>("shared_bytes");
+    kernels.push_back(llvm::json::Object{
+        {"entry", kernel.getLeafReference().getValue().str()},
+        {"source_location", loc},
+        {"grid", ints("grid")},
+        {"block", ints("block")},
+        {"dynamic_shared_bytes", 0},
+        {"static_shared_bytes", shared ? shared.getInt() : 0},
+        {"params",
+         llvm::json::Array{
+             llvm::json::Object{{"name", "input"},
+                                {"role", "input"},
+                                {"dtype", "f32"},
+                                {"shape", toJson({s.n, s.c, s.h, s.w})}},
+             llvm::json::Object{{"name", "output"},
+                                {"role", "output"},
+                                {"dtype", "f32"},
+                                {"shape", toJson({s.n, s.k, s.p, s.q})}}}},
+        {"conv",
+         llvm::json::Object{{"N", s.n},
+                            {"C", s.c},
+                            {"H", s.h},
+                            {"W", s.w},
+                            {"K", s.k},
+                            {"R", s.r},
+                            {"S", s.s},
+                            {"P", s.p},
+                            {"Q", s.q},
+                            {"stride", toJson({s.sh, s.sw})},
+                            {"padding", toJson({s.pt, s.pl, s.pb, s.pr})},
+                            {"dilation", toJson({s.dh, s.dw})},
+                            {"groups", op.getGroups()},
+                            {"activation", s.relu ? "relu" : "none"},
+                            {"has_bias", s.hasBias}}},
+        {"weights_nnz", nnz},
+        {"weights_total", s.numWeights()},
+        {"tiling", llvm::json::Object{{"block_k", t.blockK},
+                                      {"outputs_per_thread", t.outputsPerThread},
+                                      {"tile_p", t.tileP},
+                                      {"threads_q", t.threadsQ},
+                                      {"chunk_c", t.chunkC}}},
+    });
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  llvm::json::Object root{{"format", "spconv-launch"},
+                          {"version", 1},
+                          {"chip", options.chip},
+                          {"strict_ieee", options.strictIEEE},
+                          {"kernels", std::move(kernels)}};
+  if (!ptxFile.empty())
+    root["ptx"] = ptxFile.str();
+  if (!cubinFile.empty())
+    root["cubin"] = cubinFile.str();
+  if (times)
+    root["compile_seconds"] = llvm::json::Object{{"lower_and_fold", times->lowerAndFold},
+                                                 {"nvptx", times->nvptx},
+                                                 {"ptxas", times->ptxas}};
+  return root;
+}

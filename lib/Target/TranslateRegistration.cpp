@@ -1,0 +1,163 @@
+//===- TranslateRegistration.cpp - spconv translations --------------------===//
+#include "spconv/Target/TranslateRegistration.h"
+#include "spconv/Dialect/Spconv/IR/SpconvDialect.h"
+#include "spconv/Target/KernelArtifacts.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/ManagedStatic.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+using namespace spconv;
+
+void spconv::registerSpconvToolDialects(DialectRegistry &registry) {
+  registry.insert<SpconvDialect, arith::ArithDialect, cf::ControlFlowDialect,
+                  func::FuncDialect, gpu::GPUDialect, LLVM::LLVMDialect, NVVM::NVVMDialect,
+                  linalg::LinalgDialect, memref::MemRefDialect, scf::SCFDialect,
+                  tensor::TensorDialect>();
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerAllToLLVMIRTranslations(registry);
+}
+
+namespace {
+struct TranslateFlags {
+  llvm::cl::opt<std::string> chip{"chip", llvm::cl::desc("Target SM for PTX and cubin"),
+                                  llvm::cl::init("sm_90")};
+  llvm::cl::opt<std::string> cacheDir{
+      "cache-dir",
+      llvm::cl::desc("Template cache directory ('' = $SPCONV_CACHE_DIR or ~/.cache/spconv, "
+                     "'none' = memory only)"),
+      llvm::cl::init("")};
+  llvm::cl::opt<bool> strictIEEE{
+      "strict-ieee", llvm::cl::desc("Keep zero-weight FMAs so NaN/Inf inputs propagate"),
+      llvm::cl::init(false)};
+  llvm::cl::opt<std::string> ptxasPath{
+      "ptxas-path", llvm::cl::desc("ptxas to assemble cubins with (default: $SPCONV_PTXAS, "
+                                   "$CUDA_PATH/bin/ptxas, /usr/local/cuda/bin/ptxas)"),
+      llvm::cl::init("")};
+  llvm::cl::opt<std::string> artifactPrefix{
+      "artifact-prefix",
+      llvm::cl::desc("--spconv-compile writes <prefix>.ptx and <prefix>.cubin; the sidecar "
+                     "names them by file name"),
+      llvm::cl::init("kernels")};
+
+  ArtifactOptions options() const {
+    ArtifactOptions o;
+    o.chip = chip;
+    o.cacheDir = cacheDir;
+    o.strictIEEE = strictIEEE;
+    o.ptxasPath = ptxasPath;
+    return o;
+  }
+};
+llvm::ManagedStatic<TranslateFlags> flags;
+
+LogicalResult writeFile(Location loc, StringRef path, StringRef bytes) {
+  std::string error;
+  auto file = openOutputFile(path, &error);
+  if (!file)
+    return emitError(loc, "cannot write '") << path << "': " << error;
+  file->os() << bytes;
+  file->keep();
+  return success();
+}
+
+LogicalResult compileAll(ModuleOp module, llvm::raw_ostream &os) {
+  ArtifactOptions options = flags->options();
+  CompileTimes times;
+  FailureOr<std::string> ptx = emitPTX(module, options, &times);
+  if (failed(ptx))
+    return failure();
+  FailureOr<std::string> cubin = assembleCubin(module.getLoc(), *ptx, options, &times);
+  if (failed(cubin))
+    return failure();
+  std::string prefix = flags->artifactPrefix;
+  if (failed(writeFile(module.getLoc(), prefix + ".ptx", *ptx)) ||
+      failed(writeFile(module.getLoc(), prefix + ".cubin", *cubin)))
+    return failure();
+  std::string base = llvm::sys::path::filename(prefix).str();
+  FailureOr<llvm::json::Object> json =
+      launchSidecar(module, options, base + ".ptx", base + ".cubin", &times);
+  if (failed(json))
+    return failure();
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(*json))) << "\n";
+  return success();
+}
+} // namespace
+
+void spconv::registerSpconvTranslations() {
+  *flags; // register the flags with the command line before it is parsed
+  TranslateFromMLIRRegistration toPtx(
+      "spconv-to-ptx", "compile spconv.conv2d ops to PTX (NVPTX backend)",
+      [](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
+        auto module = dyn_cast<ModuleOp>(op);
+        if (!module)
+          return op->emitError("expected a builtin.module");
+        FailureOr<std::string> ptx = emitPTX(module, flags->options());
+        if (failed(ptx))
+          return failure();
+        os << *ptx;
+        return success();
+      },
+      registerSpconvToolDialects);
+  TranslateFromMLIRRegistration toCubin(
+      "spconv-to-cubin", "compile spconv.conv2d ops to a cubin (NVPTX backend + ptxas)",
+      [](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
+        auto module = dyn_cast<ModuleOp>(op);
+        if (!module)
+          return op->emitError("expected a builtin.module");
+        FailureOr<std::string> ptx = emitPTX(module, flags->options());
+        if (failed(ptx))
+          return failure();
+        FailureOr<std::string> cubin = assembleCubin(op->getLoc(), *ptx, flags->options());
+        if (failed(cubin))
+          return failure();
+        os << *cubin;
+        return success();
+      },
+      registerSpconvToolDialects);
+  TranslateFromMLIRRegistration toJson(
+      "spconv-to-launch-json", "compile spconv.conv2d ops and print the launch sidecar",
+      [](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
+        auto module = dyn_cast<ModuleOp>(op);
+        if (!module)
+          return op->emitError("expected a builtin.module");
+        // Compile if needed so the sidecar describes the kernels the PTX would hold.
+        if (failed(emitPTX(module, flags->options())))
+          return failure();
+        FailureOr<llvm::json::Object> json =
+            launchSidecar(module, flags->options(), "", "", nullptr);
+        if (failed(json))
+          return failure();
+        os << llvm::formatv("{0:2}", llvm::json::Value(std::move(*json))) << "\n";
+        return success();
+      },
+      registerSpconvToolDialects);
+  TranslateFromMLIRRegistration compile(
+      "spconv-compile",
+      "compile spconv.conv2d ops to <prefix>.ptx and <prefix>.cubin and print the sidecar",
+      [](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
+        auto module = dyn_cast<ModuleOp>(op);
+        if (!module)
+          return op->emitError("expected a builtin.module");
+        return compileAll(module, os);
+      },
+      registerSpconvToolDialects);
+}

@@ -1,0 +1,174 @@
+//===- CompileKernels.cpp - cached template lowering + weight folding -----===//
+//
+// The production path: lowering a template is the expensive part and depends only on the
+// conv's shape, tiling and target, so it goes through TemplateCache; folding a weight
+// pattern into a copy is one linear walk.
+//
+//===----------------------------------------------------------------------===//
+#include "spconv/Conversion/ConvTemplate/ConvTemplate.h"
+#include "spconv/Conversion/ConvTemplate/KernelInfo.h"
+#include "spconv/Conversion/SpconvToGPU/SpconvToGPU.h"
+#include "spconv/Dialect/Spconv/IR/SpconvOps.h"
+#include "spconv/Transforms/FoldWeights.h"
+#include "spconv/Transforms/LoweringInterfaces.h"
+#include "spconv/Transforms/Passes.h"
+#include "spconv/Transforms/TemplateCache.h"
+
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Config/llvm-config.h"
+
+namespace spconv {
+#define GEN_PASS_DEF_SPCONVCOMPILEKERNELS
+#include "spconv/Transforms/Passes.h.inc"
+} // namespace spconv
+
+using namespace mlir;
+using namespace spconv;
+
+/// Bump whenever the emitted template changes for the same key.
+static constexpr int kTemplateVersion = 1;
+static constexpr llvm::StringLiteral kTemplateFunc = "spconv_template";
+
+static std::string templateKey(const ConvShape &shape, const Tiling &tiling,
+                               StringRef chip) {
+  return "spconv-template;v" + std::to_string(kTemplateVersion) + ";llvm" +
+         LLVM_VERSION_STRING + ";" + chip.str() + ";" + shape.str() + ";" + tiling.str();
+}
+
+/// Lowers a fresh template to NVVM-dialect LLVM IR in a scratch module.
+static OwningOpRef<ModuleOp> buildTemplate(MLIRContext *ctx, const ConvShape &shape,
+                                           const Tiling &tiling, Location loc) {
+  OwningOpRef<ModuleOp> scratch = ModuleOp::create(loc);
+  gpu::GPUModuleOp gpuModule = getOrCreateKernelModule(*scratch);
+  emitGPUKernel(shape, tiling, gpuModule, kTemplateFunc, loc);
+  PassManager pm(ctx);
+  OpPassManager &gpm = pm.nest<gpu::GPUModuleOp>();
+  gpm.addPass(createSCFToControlFlowPass());
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.indexBitwidth = 32; // every index of a verified conv fits in 32 bits
+  nvvm.useBarePtrCallConv = true;
+  gpm.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  gpm.addPass(createReconcileUnrealizedCastsPass());
+  if (failed(pm.run(*scratch)))
+    return nullptr;
+  return scratch;
+}
+
+/// Copies the template's kernel into `kernels` as `name`, with the globals it uses (its
+/// workgroup buffer) renamed after it so that kernels of one module never share them.
+static LLVM::LLVMFuncOp instantiate(ModuleOp tmpl, gpu::GPUModuleOp kernels,
+                                    SymbolTable &symbols, StringRef name) {
+  LLVM::LLVMFuncOp source;
+  tmpl->walk([&](LLVM::LLVMFuncOp f) {
+    if (f.getSymName() == kTemplateFunc)
+      source = f;
+  });
+  if (!source)
+    return nullptr;
+  auto kernel = cast<LLVM::LLVMFuncOp>(source->clone());
+  kernel.setSymName(name);
+  symbols.insert(kernel);
+  llvm::StringMap<StringAttr> renamed;
+  auto *sourceTable = SymbolTable::getNearestSymbolTable(source);
+  kernel.walk([&](LLVM::AddressOfOp addr) {
+    StringRef old = addr.getGlobalName();
+    auto it = renamed.find(old);
+    if (it == renamed.end()) {
+      auto global = dyn_cast_or_null<LLVM::GlobalOp>(
+          SymbolTable::lookupSymbolIn(sourceTable, addr.getGlobalNameAttr()));
+      if (!global)
+        return;
+      auto copy = cast<LLVM::GlobalOp>(global->clone());
+      copy.setSymName((name + "_" + old).str());
+      symbols.insert(copy, kernels.getBody()->begin());
+      it = renamed.insert({old, copy.getSymNameAttr()}).first;
+    }
+    addr.setGlobalName(it->second.getValue());
+  });
+  return kernel;
+}
+
+namespace {
+struct SpconvCompileKernelsPass
+    : public spconv::impl::SpconvCompileKernelsBase<SpconvCompileKernelsPass> {
+  using Base::Base;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    registerLoweringInterfaces(registry);
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    SmallVector<Conv2DOp> convs;
+    module.walk([&](Conv2DOp op) {
+      if (!op->hasAttr(kKernelAttr))
+        convs.push_back(op);
+    });
+    if (convs.empty())
+      return;
+
+    TemplateCache cache(TemplateCache::resolveDir(cacheDir));
+    gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
+    if (!kernels.getTargetsAttr())
+      kernels.setTargetsAttr(ArrayAttr::get(
+          ctx, {NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", chip)}));
+    SymbolTable symbols(kernels);
+    Tiling requested{blockK, outputsPerThread, tileP, threadsQ, chunkC};
+    int64_t nextIndex = 0;
+
+    for (Conv2DOp op : convs) {
+      if (failed(checkLowerable(op)))
+        return signalPassFailure();
+      ConvShape shape = ConvShape::fromOp(op);
+      Tiling tiling = chooseTiling(shape, requested);
+      std::string key = templateKey(shape, tiling, chip);
+
+      std::string stale;
+      OwningOpRef<ModuleOp> tmpl = cache.lookup(key, ctx, &stale);
+      if (tmpl) {
+        ++numCacheHits;
+      } else {
+        if (!stale.empty())
+          op.emitWarning("discarding template cache entry ")
+              << cache.entryPath(key) << ": " << stale;
+        tmpl = buildTemplate(ctx, shape, tiling, op.getLoc());
+        if (!tmpl) {
+          op.emitError("lowering the template to NVVM failed");
+          return signalPassFailure();
+        }
+        ++numCacheMisses;
+        if (std::optional<std::string> err = cache.store(key, *tmpl))
+          op.emitWarning("template cache: ") << *err;
+      }
+
+      std::string name;
+      do
+        name = "spconv_conv2d_" + std::to_string(nextIndex++);
+      while (symbols.lookup(name));
+      LLVM::LLVMFuncOp kernel = instantiate(*tmpl, kernels, symbols, name);
+      if (!kernel) {
+        op.emitError("template has no kernel '") << kTemplateFunc << "'";
+        return signalPassFailure();
+      }
+
+      FailureOr<FoldCounts> counts =
+          foldWeightsInto(kernel, op.getWeights(), op.getBiasAttr(), strictIEEE);
+      if (failed(counts))
+        return signalPassFailure();
+      numFMAsKept += counts->kept;
+      numFMAsDeleted += counts->deleted;
+
+      op->setAttr(kKernelAttr, SymbolRefAttr::get(kernels.getSymNameAttr(),
+                                                  {FlatSymbolRefAttr::get(ctx, name)}));
+      op->setAttr(kLaunchAttr, makeLaunchAttr(ctx, shape, tiling));
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,158 @@
+//===- FoldWeights.cpp - fold real weights into a lowered template --------===//
+//
+// The paper's "fold + delete" step on LLVM-dialect IR: placeholder constants become the real
+// weights; an FMA whose weight is zero is replaced by its addend (SSA replace-all-uses plays
+// the paper's register map) and erased, and whatever fed only deleted FMAs (shared-memory
+// loads, address arithmetic) is erased in turn. One linear walk per kernel.
+//
+//===----------------------------------------------------------------------===//
+#include "spconv/Conversion/ConvTemplate/KernelInfo.h"
+#include "spconv/Conversion/ConvTemplate/Placeholder.h"
+#include "spconv/Dialect/Spconv/IR/SpconvOps.h"
+#include "spconv/Transforms/FoldWeights.h"
+#include "spconv/Transforms/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace spconv {
+#define GEN_PASS_DEF_SPCONVFOLDWEIGHTS
+#include "spconv/Transforms/Passes.h.inc"
+} // namespace spconv
+
+using namespace mlir;
+using namespace spconv;
+
+static std::optional<float> getF32Constant(LLVM::ConstantOp c) {
+  auto attr = llvm::dyn_cast<FloatAttr>(c.getValue());
+  if (!attr || !attr.getType().isF32())
+    return std::nullopt;
+  return attr.getValue().convertToFloat();
+}
+
+/// Erases `op` if it is dead and, transitively, the producers that become dead with it.
+/// An op is queued only when its last use goes away, which happens once, so nothing is
+/// visited after being erased.
+static int64_t eraseWithDeadProducers(Operation *op) {
+  if (!op->use_empty() || !wouldOpBeTriviallyDead(op))
+    return 0;
+  SmallVector<Operation *> worklist{op};
+  int64_t erased = 0;
+  while (!worklist.empty()) {
+    Operation *cur = worklist.pop_back_val();
+    llvm::SmallSetVector<Operation *, 4> producers;
+    for (Value operand : cur->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        producers.insert(def);
+    cur->erase();
+    ++erased;
+    for (Operation *def : producers)
+      if (def->use_empty() && wouldOpBeTriviallyDead(def))
+        worklist.push_back(def);
+  }
+  return erased;
+}
+
+FailureOr<FoldCounts> spconv::foldWeightsInto(Operation *kernel, ElementsAttr weightsAttr,
+                                              ElementsAttr biasAttr, bool strictIEEE) {
+  FailureOr<std::vector<float>> weights = readF32Elements(weightsAttr);
+  if (failed(weights))
+    return kernel->emitError("cannot read the f32 weights to fold into this kernel "
+                             "(missing or truncated dense_resource blob?)");
+  std::vector<float> bias;
+  if (biasAttr) {
+    FailureOr<std::vector<float>> b = readF32Elements(biasAttr);
+    if (failed(b))
+      return kernel->emitError("cannot read the f32 bias to fold into this kernel");
+    bias = std::move(*b);
+  }
+
+  SmallVector<LLVM::ConstantOp> constants;
+  kernel->walk([&](LLVM::ConstantOp c) {
+    if (getF32Constant(c))
+      constants.push_back(c);
+  });
+
+  FoldCounts counts;
+  OpBuilder b(kernel->getContext());
+  for (LLVM::ConstantOp c : constants) {
+    float value = *getF32Constant(c);
+    if (std::optional<int64_t> bi = placeholder::decodeBias(value)) {
+      if (*bi >= static_cast<int64_t>(bias.size()))
+        return c.emitError("bias placeholder ") << *bi << " is out of range";
+      c.setValueAttr(b.getF32FloatAttr(bias[*bi]));
+      continue;
+    }
+    std::optional<int64_t> wi = placeholder::decodeWeight(value);
+    if (!wi)
+      continue;
+    if (*wi >= static_cast<int64_t>(weights->size()))
+      return c.emitError("weight placeholder ") << *wi << " is out of range";
+    float w = (*weights)[*wi];
+    c.setValueAttr(b.getF32FloatAttr(w));
+    bool isZero = w == 0.0f; // true for +0.0 and -0.0
+    SmallVector<Operation *> users(c->getUsers().begin(), c->getUsers().end());
+    for (Operation *user : users) {
+      auto fma = llvm::dyn_cast<LLVM::FMAOp>(user);
+      if (!fma)
+        continue;
+      if (!isZero || strictIEEE) {
+        ++counts.kept;
+        continue;
+      }
+      // fma(x, 0, acc) == acc once NaN/Inf propagation from x is given up.
+      fma.getResult().replaceAllUsesWith(fma.getC());
+      ++counts.deleted;
+      Value x = fma.getA() == c.getResult() ? fma.getB() : fma.getA();
+      fma->dropAllReferences();
+      fma->erase();
+      if (Operation *def = x.getDefiningOp())
+        counts.deadErased += eraseWithDeadProducers(def);
+    }
+    if (c->use_empty())
+      c->erase();
+  }
+  return counts;
+}
+
+namespace {
+struct SpconvFoldWeightsPass
+    : public spconv::impl::SpconvFoldWeightsBase<SpconvFoldWeightsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<Operation *> tables;
+    getOperation()->walk([&](Operation *op) {
+      if (op->hasAttr(kWeightsAttr))
+        tables.push_back(op);
+    });
+    for (Operation *table : tables) {
+      auto entries = table->getAttrOfType<DictionaryAttr>(kWeightsAttr);
+      if (!entries) {
+        table->emitError("'") << kWeightsAttr << "' must be a dictionary";
+        return signalPassFailure();
+      }
+      for (NamedAttribute entry : entries) {
+        Operation *kernel = SymbolTable::lookupSymbolIn(table, entry.getName());
+        auto d = llvm::dyn_cast<DictionaryAttr>(entry.getValue());
+        auto weights = d ? d.getAs<ElementsAttr>("weights") : ElementsAttr();
+        if (!kernel || !weights) {
+          table->emitError("no kernel or weights for '") << entry.getName().getValue() << "'";
+          return signalPassFailure();
+        }
+        FailureOr<FoldCounts> counts =
+            foldWeightsInto(kernel, weights, d.getAs<ElementsAttr>("bias"), strictIEEE);
+        if (failed(counts))
+          return signalPassFailure();
+        numFMAsKept += counts->kept;
+        numFMAsDeleted += counts->deleted;
+        numDeadOpsErased += counts->deadErased;
+      }
+      // Folded: the weights live in the code now.
+      table->removeAttr(kWeightsAttr);
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,165 @@
+//===- TemplateCache.cpp - lowered-template cache -------------------------===//
+#include "spconv/Transforms/TemplateCache.h"
+
+#include "mlir/Bytecode/BytecodeReader.h"
+#include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/xxhash.h"
+
+#include <cstdlib>
+#include <mutex>
+#include <unordered_map>
+
+using namespace mlir;
+using namespace spconv;
+
+static constexpr llvm::StringLiteral kMagic = "spconv-template-cache v1\n";
+
+namespace {
+/// Process-wide memory tier: bytecode by key, independent of any MLIRContext.
+struct MemoryTier {
+  std::mutex mutex;
+  std::unordered_map<std::string, std::string> entries;
+};
+MemoryTier &memoryTier() {
+  static MemoryTier tier;
+  return tier;
+}
+} // namespace
+
+std::string TemplateCache::resolveDir(llvm::StringRef option) {
+  if (option == "none")
+    return "";
+  if (!option.empty())
+    return option.str();
+  if (const char *env = std::getenv("SPCONV_CACHE_DIR"); env && *env)
+    return std::string(env) == "none" ? "" : env;
+  llvm::SmallString<256> path;
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    path = xdg;
+  else if (const char *home = std::getenv("HOME"); home && *home)
+    llvm::sys::path::append(path, home, ".cache");
+  else
+    return "";
+  llvm::sys::path::append(path, "spconv");
+  return std::string(path);
+}
+
+std::string TemplateCache::entryPath(llvm::StringRef key) const {
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path, llvm::utohexstr(llvm::xxh3_64bits(key), /*LowerCase=*/true) +
+                                    ".mlirbc");
+  return std::string(path);
+}
+
+static OwningOpRef<ModuleOp> parseModule(llvm::StringRef bytes, MLIRContext *ctx,
+                                         std::string *why) {
+  ParserConfig config(ctx);
+  auto buffer = llvm::MemoryBuffer::getMemBuffer(bytes, "spconv-template", false);
+  Block block;
+  // Diagnostics from a damaged entry are expected; keep them out of the user's output.
+  ScopedDiagnosticHandler silence(ctx, [&](Diagnostic &d) {
+    if (why && why->empty())
+      *why = d.str();
+    return success();
+  });
+  if (failed(readBytecodeFile(buffer->getMemBufferRef(), &block, config)) ||
+      !llvm::hasSingleElement(block) || !isa<ModuleOp>(block.front()))
+    return nullptr;
+  OwningOpRef<ModuleOp> module(cast<ModuleOp>(block.front()));
+  module->getOperation()->remove();
+  if (failed(verify(*module)))
+    return nullptr;
+  return module;
+}
+
+OwningOpRef<ModuleOp> TemplateCache::lookup(llvm::StringRef key, MLIRContext *ctx,
+                                            std::string *staleReason) {
+  {
+    std::lock_guard<std::mutex> lock(memoryTier().mutex);
+    auto it = memoryTier().entries.find(key.str());
+    if (it != memoryTier().entries.end())
+      if (auto m = parseModule(it->second, ctx, nullptr))
+        return m;
+  }
+  if (dir.empty())
+    return nullptr;
+  auto fileOr = llvm::MemoryBuffer::getFile(entryPath(key), /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!fileOr)
+    return nullptr; // plain miss
+  auto stale = [&](const std::string &why) -> OwningOpRef<ModuleOp> {
+    if (staleReason)
+      *staleReason = why;
+    return nullptr;
+  };
+  llvm::StringRef data = (*fileOr)->getBuffer();
+  if (!data.consume_front(kMagic))
+    return stale("bad magic");
+  auto [keyLine, rest] = data.split('\n');
+  if (keyLine != key)
+    return stale("key mismatch (hash collision or other compiler version)");
+  auto [sizeLine, rest2] = rest.split('\n');
+  auto [hashLine, payload] = rest2.split('\n');
+  uint64_t size = 0, hash = 0;
+  if (sizeLine.getAsInteger(10, size) || hashLine.getAsInteger(16, hash))
+    return stale("bad header");
+  if (payload.size() != size)
+    return stale("truncated payload");
+  if (llvm::xxh3_64bits(payload) != hash)
+    return stale("checksum mismatch");
+  std::string why;
+  OwningOpRef<ModuleOp> module = parseModule(payload, ctx, &why);
+  if (!module)
+    return stale("unreadable bytecode: " + why);
+  std::lock_guard<std::mutex> lock(memoryTier().mutex);
+  memoryTier().entries[key.str()] = payload.str();
+  return module;
+}
+
+std::optional<std::string> TemplateCache::store(llvm::StringRef key, ModuleOp module) {
+  std::string bytes;
+  {
+    llvm::raw_string_ostream os(bytes);
+    if (failed(writeBytecodeToFile(module, os)))
+      return std::string("cannot write bytecode");
+  }
+  {
+    std::lock_guard<std::mutex> lock(memoryTier().mutex);
+    memoryTier().entries[key.str()] = bytes;
+  }
+  if (dir.empty())
+    return std::nullopt;
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return "cannot create cache directory '" + dir + "': " + ec.message();
+  std::string finalPath = entryPath(key);
+  llvm::SmallString<256> tmpPath;
+  int fd;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueFile(finalPath + ".tmp-%%%%%%%%", fd, tmpPath))
+    return "cannot create a temporary cache file: " + ec.message();
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << kMagic << key << '\n'
+       << bytes.size() << '\n'
+       << llvm::utohexstr(llvm::xxh3_64bits(bytes)) << '\n'
+       << bytes;
+    os.close();
+    if (os.has_error()) {
+      os.clear_error();
+      llvm::sys::fs::remove(tmpPath);
+      return "cannot write cache entry '" + std::string(tmpPath) + "'";
+    }
+  }
+  // rename(2) is atomic: readers see the old entry or the whole new one.
+  if (std::error_code ec = llvm::sys::fs::rename(tmpPath, finalPath)) {
+    llvm::sys::fs::remove(tmpPath);
+    return "cannot install cache entry: " + ec.message();
+  }
+  return std::nullopt;
+}

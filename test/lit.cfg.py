@@ -1,0 +1,48 @@
+# -*- Python -*-
+import os
+import shutil
+import subprocess
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "SPCONV"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.spconv_obj_root, "test")
+
+# Each test gets its own template cache, so tests never see each other's entries.
+config.environment["SPCONV_CACHE_DIR"] = "none"
+config.substitutions.append(("%spconv_src", config.spconv_src_root))
+config.substitutions.append(("%spconv_libs", config.spconv_lib_dir))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.spconv_tools_dir, config.llvm_tools_dir]
+tools = ["spconv-opt", "spconv-translate", "spconv-gen-conv", "spconv-cpu-check",
+         "spconv-bench", "mlir-opt", "FileCheck", "not", "count"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# ptxas: cubin tests need it; CI machines have CUDA but check anyway.
+ptxas = os.environ.get("SPCONV_PTXAS", "/usr/local/cuda/bin/ptxas")
+if os.access(ptxas, os.X_OK):
+    config.available_features.add("ptxas")
+
+# GPU tests run only where a CUDA device answers (the H100 device machine), never in CI.
+def has_cuda_device():
+    if os.environ.get("SPCONV_DISABLE_GPU_TESTS"):
+        return False
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False
+    try:
+        out = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=20)
+        return out.returncode == 0 and "GPU" in out.stdout
+    except Exception:
+        return False
+
+if has_cuda_device():
+    config.available_features.add("cuda")

@@ -1,0 +1,184 @@
+//===- DeviceKernels.cu - Helper kernels for spconv-bench -----------------===//
+
+#include "DeviceKernels.h"
+#include "CudaCheck.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+
+namespace spconv {
+namespace bench {
+
+static unsigned gridFor(int64_t n, int block) {
+  int64_t g = (n + block - 1) / block;
+  return static_cast<unsigned>(std::min<int64_t>(std::max<int64_t>(g, 1), 65535 * 16));
+}
+
+__device__ inline uint64_t splitmix64(uint64_t z) {
+  z += 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+__global__ void fillNormalKernel(float *x, int64_t n, uint64_t seed) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    uint64_t h = splitmix64(seed ^ splitmix64(static_cast<uint64_t>(i)));
+    // Box-Muller on two 24-bit uniforms; u1 in (0, 1] keeps log finite.
+    float u1 = ((h >> 40) + 1) * (1.0f / 16777216.0f);
+    float u2 = ((h >> 8) & 0xFFFFFF) * (1.0f / 16777216.0f);
+    x[i] = sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
+  }
+}
+
+__global__ void fillNaNKernel(float *x, int64_t n) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x)
+    x[i] = __int_as_float(0x7fc00000);
+}
+
+__global__ void biasActKernel(float *y, const float *bias, int K, int64_t PQ, int64_t total,
+                              bool relu) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    float v = y[i];
+    if (bias)
+      v += bias[(i / PQ) % K];
+    if (relu)
+      v = fmaxf(v, 0.0f);
+    y[i] = v;
+  }
+}
+
+__global__ void im2colKernel(const float *__restrict__ x, float *__restrict__ cols,
+                             Im2colShape sh, int64_t total) {
+  const int64_t PQ = (int64_t)sh.P * sh.Q;
+  const int64_t CRS = (int64_t)sh.C * sh.R * sh.S;
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    int64_t pq = i % PQ;
+    int64_t row = (i / PQ) % CRS;
+    int64_t n = i / (PQ * CRS);
+    int q = pq % sh.Q, p = pq / sh.Q;
+    int s = row % sh.S, r = (row / sh.S) % sh.R, c = row / ((int64_t)sh.R * sh.S);
+    int h = p * sh.strideH - sh.padTop + r * sh.dilH;
+    int w = q * sh.strideW - sh.padLeft + s * sh.dilW;
+    float v = 0.0f;
+    if (h >= 0 && h < sh.H && w >= 0 && w < sh.W)
+      v = x[((n * sh.C + c) * sh.H + h) * sh.W + w];
+    cols[i] = v;
+  }
+}
+
+struct CompareAccum {
+  unsigned maxAbsDiffBits; // non-negative floats order like their bit patterns
+  unsigned maxAbsRefBits;
+  unsigned maxElemRelBits;
+  unsigned long long nonFinite;
+  double sumSqDiff;
+  double sumSqRef;
+};
+
+// Pass 1 (relFloor < 0): maxima, sums and non-finite count. Pass 2: element-wise
+// relative error, which needs max|ref| for its floor.
+__global__ void compareKernel(const float *a, const float *ref, int64_t n, float relFloor,
+                              CompareAccum *acc) {
+  float maxDiff = 0, maxRef = 0, maxRel = 0;
+  double sd = 0, sr = 0;
+  unsigned long long bad = 0;
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    float x = a[i], y = ref[i];
+    if (!isfinite(x)) { ++bad; continue; }
+    float d = fabsf(x - y);
+    if (relFloor < 0) {
+      maxDiff = fmaxf(maxDiff, d);
+      maxRef = fmaxf(maxRef, fabsf(y));
+      sd += (double)d * d;
+      sr += (double)y * y;
+    } else {
+      maxRel = fmaxf(maxRel, d / fmaxf(fabsf(y), relFloor));
+    }
+  }
+  for (int off = 16; off > 0; off >>= 1) {
+    maxDiff = fmaxf(maxDiff, __shfl_down_sync(0xffffffff, maxDiff, off));
+    maxRef = fmaxf(maxRef, __shfl_down_sync(0xffffffff, maxRef, off));
+    maxRel = fmaxf(maxRel, __shfl_down_sync(0xffffffff, maxRel, off));
+    sd += __shfl_down_sync(0xffffffff, sd, off);
+    sr += __shfl_down_sync(0xffffffff, sr, off);
+    bad += __shfl_down_sync(0xffffffff, bad, off);
+  }
+  if ((threadIdx.x & 31) == 0) {
+    if (relFloor < 0) {
+      atomicMax(&acc->maxAbsDiffBits, __float_as_uint(maxDiff));
+      atomicMax(&acc->maxAbsRefBits, __float_as_uint(maxRef));
+      atomicAdd(&acc->sumSqDiff, sd);
+      atomicAdd(&acc->sumSqRef, sr);
+      if (bad)
+        atomicAdd(&acc->nonFinite, bad);
+    } else {
+      atomicMax(&acc->maxElemRelBits, __float_as_uint(maxRel));
+    }
+  }
+}
+
+void fillNormal(float *x, int64_t n, uint64_t seed, cudaStream_t s) {
+  fillNormalKernel<<<gridFor(n, 256), 256, 0, s>>>(x, n, seed);
+  CUDART_CHECK(cudaGetLastError());
+}
+
+void fillNaN(float *x, int64_t n, cudaStream_t s) {
+  fillNaNKernel<<<gridFor(n, 256), 256, 0, s>>>(x, n);
+  CUDART_CHECK(cudaGetLastError());
+}
+
+void biasActivation(float *y, const float *bias, int N, int K, int64_t PQ, bool relu,
+                    cudaStream_t s) {
+  int64_t total = (int64_t)N * K * PQ;
+  biasActKernel<<<gridFor(total, 256), 256, 0, s>>>(y, bias, K, PQ, total, relu);
+  CUDART_CHECK(cudaGetLastError());
+}
+
+void im2col(const float *x, float *cols, const Im2colShape &sh, cudaStream_t s) {
+  int64_t total = (int64_t)sh.N * sh.C * sh.R * sh.S * sh.P * sh.Q;
+  im2colKernel<<<gridFor(total, 256), 256, 0, s>>>(x, cols, sh, total);
+  CUDART_CHECK(cudaGetLastError());
+}
+
+double CompareResult::maxRel() const {
+  if (nonFinite)
+    return INFINITY;
+  return maxAbsDiff / std::max(maxAbsRef, (double)FLT_MIN);
+}
+
+CompareResult compare(const float *a, const float *ref, int64_t n, cudaStream_t s) {
+  CompareAccum *acc = nullptr;
+  CUDART_CHECK(cudaMalloc(&acc, sizeof(CompareAccum)));
+  CUDART_CHECK(cudaMemsetAsync(acc, 0, sizeof(CompareAccum), s));
+  unsigned grid = std::min<unsigned>(gridFor(n, 256), 132 * 16);
+  compareKernel<<<grid, 256, 0, s>>>(a, ref, n, -1.0f, acc);
+  CUDART_CHECK(cudaGetLastError());
+  CompareAccum h{};
+  CUDART_CHECK(cudaMemcpyAsync(&h, acc, sizeof h, cudaMemcpyDeviceToHost, s));
+  CUDART_CHECK(cudaStreamSynchronize(s));
+  CompareResult r;
+  r.maxAbsDiff = __builtin_bit_cast(float, h.maxAbsDiffBits);
+  r.maxAbsRef = __builtin_bit_cast(float, h.maxAbsRefBits);
+  r.nonFinite = h.nonFinite;
+  r.relL2 = h.sumSqRef > 0 ? std::sqrt(h.sumSqDiff / h.sumSqRef) : 0.0;
+  // Near zero crossings a pure element-wise ratio measures cancellation, not error:
+  // floor the denominator at 1e-3 of the output's scale.
+  float floor = std::max((float)(1e-3 * r.maxAbsRef), FLT_MIN);
+  compareKernel<<<grid, 256, 0, s>>>(a, ref, n, floor, acc);
+  CUDART_CHECK(cudaGetLastError());
+  CUDART_CHECK(cudaMemcpyAsync(&h, acc, sizeof h, cudaMemcpyDeviceToHost, s));
+  CUDART_CHECK(cudaStreamSynchronize(s));
+  r.maxElemRel = __builtin_bit_cast(float, h.maxElemRelBits);
+  CUDART_CHECK(cudaFree(acc));
+  return r;
+}
+
+} // namespace bench
+} // namespace spconv

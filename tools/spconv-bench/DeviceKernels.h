@@ -1,0 +1,47 @@
+//===- DeviceKernels.h - Helper kernels for spconv-bench --------*- C++ -*-===//
+//
+// Small CUDA kernels the benchmark needs around the contenders: seeded random input,
+// NaN poisoning, the bias/ReLU epilogue for the library baselines, im2col for the
+// cuSPARSE baseline, and an on-device error reduction (outputs reach ~1 GB at batch 64,
+// too much to copy back and compare on the host).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SPCONV_BENCH_DEVICEKERNELS_H
+#define SPCONV_BENCH_DEVICEKERNELS_H
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace spconv {
+namespace bench {
+
+struct Im2colShape {
+  int N, C, H, W, R, S, P, Q;
+  int strideH, strideW, padTop, padLeft, dilH, dilW;
+};
+
+// x[i] ~ N(0, 1), a pure function of (seed, i): reruns see the same input.
+void fillNormal(float *x, int64_t n, uint64_t seed, cudaStream_t s);
+void fillNaN(float *x, int64_t n, cudaStream_t s);
+// y[n][k][*] = act(y[n][k][*] + bias[k]); bias may be null.
+void biasActivation(float *y, const float *bias, int N, int K, int64_t PQ, bool relu,
+                    cudaStream_t s);
+// cols[n][(c*R + r)*S + s][p*Q + q] = x[n][c][p*sh - pt + r*dh][q*sw - pl + s*dw] (0 outside).
+void im2col(const float *x, float *cols, const Im2colShape &sh, cudaStream_t s);
+
+struct CompareResult {
+  double maxAbsDiff = 0;   // max |a - ref|
+  double maxAbsRef = 0;    // max |ref|
+  double maxElemRel = 0;   // max |a - ref| / max(|ref|, 1e-3 * max|ref|)
+  double relL2 = 0;        // ||a - ref|| / ||ref||
+  uint64_t nonFinite = 0;  // NaN/Inf in a: unwritten (poisoned) or broken elements
+  // The project's pass/fail number: max|a - ref| / max(max|ref|, tiny).
+  double maxRel() const;
+};
+CompareResult compare(const float *a, const float *ref, int64_t n, cudaStream_t s);
+
+} // namespace bench
+} // namespace spconv
+
+#endif // SPCONV_BENCH_DEVICEKERNELS_H

@@ -1,0 +1,92 @@
+//===- Options.cpp - spconv-bench command line ----------------------------===//
+
+#include "Options.h"
+
+#include <stdexcept>
+
+namespace spconv {
+namespace bench {
+
+const char *kUsage = R"(usage: spconv-bench --launch k.json --module k.cubin|k.ptx --weights w.bin --out r.json [options]
+
+Runs one spconv-generated convolution kernel, checks it against cuDNN FP32 on the same
+random input, then times it against cuDNN FP32 (TF32 off), cuDNN with TF32 allowed and
+cuSPARSE CSR SpMM over im2col, and writes the results as JSON plus a one-line summary.
+
+Required:
+  --launch FILE        launch sidecar written by spconv-translate (docs/launch-abi.md)
+  --module FILE        the kernel image: cubin (ELF) or PTX, detected from its contents
+  --weights FILE       raw little-endian f32 weights, KCRS, the ones compiled into the kernel
+                       (the baselines use them; their nonzero count must match weights_nnz)
+Options:
+  --entry NAME         kernel to run (default: the first one in the sidecar)
+  --bias FILE          raw f32 bias of length K (required when the sidecar says has_bias)
+  --out FILE           result JSON (written on failure too, with "status" != "ok")
+  --layer NAME         label copied into the JSON
+  --sparsity P         label copied into the JSON (the measured sparsity is reported too)
+  --compile-json FILE  JSON whose contents are copied into the result under "compile"
+  --commit SHA         label copied into the JSON
+  --batches N          timed batches per contender, median reported (default 7, min 5)
+  --iters N            runs per batch (default: enough for a batch of >= 20 ms)
+  --target-ms MS       batch duration used when --iters is not given (default 20)
+  --seed N             seed of the random normal input (default 20261122)
+  --tolerance T        max relative error allowed vs cuDNN FP32 (default 1e-4)
+  --no-graph           time plain stream launches instead of CUDA graph replays
+  --no-cusparse        skip the cuSPARSE contender
+  --no-tf32            skip the cuDNN TF32 contender
+  --help               this text
+
+Errors: max_rel_err = max|out - ref| / max(max|ref|, FLT_MIN) is the pass/fail number;
+max_elem_rel_err = max |out - ref| / max(|ref|, 1e-3 max|ref|) and rel_l2_err are reported.
+Exit status: 0 ok, 1 the generated kernel failed verification, 2 any other error.
+)";
+
+Options parseOptions(int argc, char **argv, bool &help) {
+  Options o;
+  help = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc)
+        throw std::invalid_argument(a + " needs a value");
+      return argv[++i];
+    };
+    auto number = [&](const std::string &v) {
+      size_t used = 0;
+      double d = std::stod(v, &used);
+      if (used != v.size())
+        throw std::invalid_argument(a + ": not a number: " + v);
+      return d;
+    };
+    if (a == "--help" || a == "-h") help = true;
+    else if (a == "--launch") o.launch = value();
+    else if (a == "--module") o.module = value();
+    else if (a == "--entry") o.entry = value();
+    else if (a == "--weights") o.weights = value();
+    else if (a == "--bias") o.bias = value();
+    else if (a == "--out") o.out = value();
+    else if (a == "--layer") o.layer = value();
+    else if (a == "--sparsity") o.sparsity = number(value());
+    else if (a == "--compile-json") o.compileJson = value();
+    else if (a == "--commit") o.commit = value();
+    else if (a == "--batches") o.batches = static_cast<int>(number(value()));
+    else if (a == "--iters") o.iters = static_cast<int64_t>(number(value()));
+    else if (a == "--target-ms") o.targetBatchMs = number(value());
+    else if (a == "--seed") o.seed = static_cast<uint64_t>(number(value()));
+    else if (a == "--tolerance") o.tolerance = number(value());
+    else if (a == "--no-graph") o.graph = false;
+    else if (a == "--no-cusparse") o.skipCusparse = true;
+    else if (a == "--no-tf32") o.skipTf32 = true;
+    else throw std::invalid_argument("unknown option " + a);
+  }
+  if (help)
+    return o;
+  if (o.launch.empty() || o.module.empty() || o.weights.empty())
+    throw std::invalid_argument("--launch, --module and --weights are required");
+  if (o.batches < 5)
+    throw std::invalid_argument("--batches must be at least 5");
+  return o;
+}
+
+} // namespace bench
+} // namespace spconv

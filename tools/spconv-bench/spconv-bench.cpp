@@ -1,0 +1,435 @@
+//===- spconv-bench.cpp - Verify and time one generated convolution -------===//
+//
+// Order matters: the generated kernel is verified against cuDNN FP32 before anything is
+// timed, and a verification failure ends the run with an error (it is never a table
+// row). See Options.cpp for the flags and docs/launch-abi.md for the kernel contract.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Baselines.h"
+#include "CudaCheck.h"
+#include "DeviceKernels.h"
+#include "Options.h"
+#include "Timing.h"
+
+#include "spconv/Runtime/Json.h"
+#include "spconv/Runtime/Runtime.h"
+
+#include <cuda_runtime.h>
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+using namespace spconv;
+using namespace spconv::bench;
+using json::Value;
+
+namespace {
+
+// H100 SXM datasheet numbers the project's sparse roofline is defined with.
+constexpr double kPeakFp32Flops = 67e12;
+constexpr double kPeakBytesPerS = 3.35e12;
+
+struct VerificationFailure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::vector<float> readFloats(const std::string &path, int64_t expected, const char *what) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in)
+    throw std::runtime_error(std::string("cannot open ") + what + " file " + path);
+  std::streamsize bytes = in.tellg();
+  if (bytes != expected * 4)
+    throw std::runtime_error(std::string(what) + " file " + path + " has " +
+                             std::to_string(bytes) + " bytes, expected " +
+                             std::to_string(expected * 4) + " (" + std::to_string(expected) +
+                             " f32)");
+  std::vector<float> v(expected);
+  in.seekg(0);
+  in.read(reinterpret_cast<char *>(v.data()), bytes);
+  return v;
+}
+
+struct DevArray {
+  float *p = nullptr;
+  int64_t n = 0;
+  explicit DevArray(int64_t count) : n(count) {
+    CUDART_CHECK(cudaMalloc(&p, std::max<int64_t>(count, 1) * sizeof(float)));
+  }
+  ~DevArray() { cudaFree(p); }
+  DevArray(const DevArray &) = delete;
+  DevArray &operator=(const DevArray &) = delete;
+};
+
+Value errorJson(const CompareResult &r, double tolerance) {
+  Value v;
+  v.set("within_tolerance", r.nonFinite == 0 && r.maxRel() <= tolerance);
+  v.set("max_rel_err", r.maxRel());
+  v.set("max_elem_rel_err", r.maxElemRel);
+  v.set("rel_l2_err", r.relL2);
+  v.set("max_abs_err", r.maxAbsDiff);
+  v.set("max_abs_ref", r.maxAbsRef);
+  v.set("non_finite", static_cast<uint64_t>(r.nonFinite));
+  return v;
+}
+
+Value timingJson(const Timing &t, double usefulFlop, double rooflineMs) {
+  Value v;
+  v.set("time_ms", t.medianMs);
+  v.set("min_ms", t.minMs);
+  v.set("max_ms", t.maxMs);
+  Value batches{json::Array{}};
+  for (double b : t.batchMs)
+    batches.push(b);
+  v.set("batch_ms", batches);
+  v.set("iters_per_batch", t.itersPerBatch);
+  v.set("method", t.method);
+  v.set("useful_tflops", usefulFlop / (t.medianMs * 1e-3) / 1e12);
+  v.set("roofline_pct", 100.0 * rooflineMs / t.medianMs);
+  return v;
+}
+
+Value convJson(const runtime::ConvDesc &c) {
+  Value v;
+  const std::pair<const char *, int64_t> dims[] = {{"N", c.N}, {"C", c.C}, {"H", c.H},
+                                                   {"W", c.W}, {"K", c.K}, {"R", c.R},
+                                                   {"S", c.S}, {"P", c.P}, {"Q", c.Q}};
+  for (const auto &kv : dims)
+    v.set(kv.first, kv.second);
+  v.set("stride", Value(json::Array{c.stride[0], c.stride[1]}));
+  v.set("padding", Value(json::Array{c.padding[0], c.padding[1], c.padding[2], c.padding[3]}));
+  v.set("dilation", Value(json::Array{c.dilation[0], c.dilation[1]}));
+  v.set("groups", c.groups);
+  v.set("activation", c.activation);
+  v.set("has_bias", c.hasBias);
+  return v;
+}
+
+// The NVIDIA kernel module's version (e.g. "580.159.04"); cuDriverGetVersion only
+// gives the CUDA API level the driver supports.
+std::string kernelDriverVersion() {
+  std::ifstream f("/proc/driver/nvidia/version");
+  std::string line, word;
+  std::getline(f, line);
+  std::istringstream words(line);
+  // "NVRM version: NVIDIA UNIX [Open] Kernel Module [for x86_64]  580.159.04  Release ..."
+  while (words >> word)
+    if (word.find('.') != std::string::npos &&
+        word.find_first_not_of("0123456789.") == std::string::npos)
+      return word;
+  return "unknown";
+}
+
+void writeReport(const Options &o, const Value &report) {
+  if (o.out.empty())
+    return;
+  std::ofstream f(o.out);
+  f << report.dump(2) << "\n";
+  if (!f)
+    std::cerr << "spconv-bench: cannot write " << o.out << "\n";
+}
+
+// Everything after option parsing; fills `report` as it goes so a failure still
+// leaves what was learned before it.
+void runBench(const Options &o, Value &report) {
+  runtime::LaunchFile lf = runtime::loadLaunchFile(o.launch);
+  const runtime::KernelDesc &kd = lf.kernel(o.entry);
+  report.set("entry", kd.entry);
+  if (!kd.hasConv)
+    throw std::runtime_error("kernel '" + kd.entry + "' has no \"conv\" description: nothing "
+                             "to check it against");
+  const runtime::ConvDesc &c = kd.conv;
+  report.set("N", c.N);
+  report.set("shape", convJson(c));
+  report.set("grid", Value(json::Array{kd.grid[0] * 1.0, kd.grid[1] * 1.0, kd.grid[2] * 1.0}));
+  report.set("block", Value(json::Array{kd.block[0] * 1.0, kd.block[1] * 1.0, kd.block[2] * 1.0}));
+  if (!kd.tiling.isNull())
+    report.set("tiling", kd.tiling);
+
+  // Weights: the baselines compute with exactly what was compiled into the kernel.
+  std::vector<float> w = readFloats(o.weights, c.weightCount(), "weights");
+  int64_t nnz = 0;
+  for (float x : w)
+    nnz += x != 0.0f;
+  report.set("nnz", nnz);
+  report.set("weights_total", c.weightCount());
+  report.set("measured_sparsity", 1.0 - double(nnz) / double(c.weightCount()));
+  if (kd.weightsNnz >= 0 && kd.weightsNnz != nnz)
+    throw std::runtime_error("weights file has " + std::to_string(nnz) +
+                             " nonzeros but the kernel folded " + std::to_string(kd.weightsNnz) +
+                             ": wrong --weights for this kernel?");
+  std::vector<float> bias;
+  if (c.hasBias) {
+    if (o.bias.empty())
+      throw std::runtime_error("the kernel has a bias: pass it with --bias");
+    bias = readFloats(o.bias, c.K, "bias");
+  }
+
+  const double usefulFlop = 2.0 * c.N * c.P * c.Q * double(nnz);
+  const double ioBytes = 4.0 * (c.N * c.C * c.H * c.W + c.N * c.K * c.P * c.Q);
+  const double rooflineMs = 1e3 * std::max(usefulFlop / kPeakFp32Flops, ioBytes / kPeakBytesPerS);
+  report.set("useful_flop", usefulFlop);
+  report.set("io_bytes", ioBytes);
+  report.set("roofline_ms", rooflineMs);
+
+  // Device and library identity. The Context retains the primary context, which the
+  // CUDA runtime (and so cuDNN/cuSPARSE) then uses too.
+  runtime::Context ctx(0);
+  CUDART_CHECK(cudaSetDevice(0));
+  Value dev;
+  dev.set("name", ctx.deviceName());
+  dev.set("compute_capability", ctx.computeCapability());
+  dev.set("driver_version", ctx.driverVersion());
+  dev.set("driver", kernelDriverVersion());
+  int rtv = 0;
+  CUDART_CHECK(cudaRuntimeGetVersion(&rtv));
+  dev.set("cuda_runtime_version", rtv);
+  dev.set("cudnn_version", static_cast<uint64_t>(cudnnGetVersion()));
+  int spv = 0;
+  cusparseGetProperty(MAJOR_VERSION, &spv);
+  int spmin = 0;
+  cusparseGetProperty(MINOR_VERSION, &spmin);
+  dev.set("cusparse_version", std::to_string(spv) + "." + std::to_string(spmin));
+  report.set("device", dev);
+
+  cudaStream_t stream;
+  CUDART_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+
+  runtime::Module mod = runtime::Module::loadFile(o.module);
+  runtime::Kernel kernel(mod, kd);
+  Value attrs;
+  attrs.set("registers", kernel.attribute(CU_FUNC_ATTRIBUTE_NUM_REGS));
+  attrs.set("static_shared_bytes", kernel.attribute(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES));
+  attrs.set("local_bytes", kernel.attribute(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES));
+  attrs.set("max_threads_per_block", kernel.attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK));
+  report.set("kernel_attributes", attrs);
+
+  const int64_t inCount = c.N * c.C * c.H * c.W, outCount = c.N * c.K * c.P * c.Q;
+  DevArray x(inCount), yOurs(outCount), yRef(outCount), yOther(outCount), wDev(w.size()),
+      bDev(std::max<size_t>(bias.size(), 1));
+  CUDART_CHECK(cudaMemcpy(wDev.p, w.data(), w.size() * 4, cudaMemcpyHostToDevice));
+  if (!bias.empty())
+    CUDART_CHECK(cudaMemcpy(bDev.p, bias.data(), bias.size() * 4, cudaMemcpyHostToDevice));
+  const float *biasPtr = bias.empty() ? nullptr : bDev.p;
+  fillNormal(x.p, inCount, o.seed, stream);
+
+  // Kernel arguments follow the sidecar's parameter order and roles.
+  std::vector<CUdeviceptr> args;
+  for (const auto &p : kd.params) {
+    if (p.role == "input") {
+      if (p.numElements() != inCount)
+        throw std::runtime_error("param '" + p.name + "' has " + std::to_string(p.numElements()) +
+                                 " elements, the conv input " + std::to_string(inCount));
+      args.push_back(reinterpret_cast<CUdeviceptr>(x.p));
+    } else if (p.role == "output") {
+      if (p.numElements() != outCount)
+        throw std::runtime_error("param '" + p.name + "' has " + std::to_string(p.numElements()) +
+                                 " elements, the conv output " + std::to_string(outCount));
+      args.push_back(reinterpret_cast<CUdeviceptr>(yOurs.p));
+    } else {
+      throw std::runtime_error("param '" + p.name + "' has unsupported role '" + p.role + "'");
+    }
+  }
+  auto runOurs = [&](cudaStream_t s) { kernel.launch(args, reinterpret_cast<CUstream>(s)); };
+
+  // Reference: cuDNN FP32, FMA math, implicit GEMM (a plain sum, no Winograd/FFT error).
+  cudnnHandle_t dnn;
+  {
+    cudnnStatus_t st = cudnnCreate(&dnn);
+    if (st != CUDNN_STATUS_SUCCESS)
+      throw std::runtime_error(std::string("cudnnCreate failed: ") + cudnnGetErrorString(st));
+  }
+  std::unique_ptr<cudnnContext, decltype(&cudnnDestroy)> dnnGuard(dnn, cudnnDestroy);
+  {
+    CudnnConv ref(dnn, c, CUDNN_FMA_MATH, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, x.p, wDev.p,
+                  biasPtr, yRef.p);
+    ref.run(stream);
+    CUDART_CHECK(cudaStreamSynchronize(stream));
+  }
+
+  // Verify the generated kernel before any timing.
+  Value errors, contenders, times, speedup;
+  fillNaN(yOurs.p, outCount, stream);
+  runOurs(stream);
+  CUDART_CHECK(cudaStreamSynchronize(stream));
+  CompareResult ours = compare(yOurs.p, yRef.p, outCount, stream);
+  errors.set("spconv", errorJson(ours, o.tolerance));
+  report.set("errors", errors);
+  report.set("max_rel_err", ours.maxRel());
+  if (ours.nonFinite || !(ours.maxRel() <= o.tolerance)) {
+    std::string why = ours.nonFinite
+                          ? std::to_string(ours.nonFinite) + " output elements unwritten or non-finite"
+                          : "max relative error " + std::to_string(ours.maxRel()) + " > " +
+                                std::to_string(o.tolerance);
+    throw VerificationFailure("generated kernel disagrees with cuDNN FP32: " + why);
+  }
+
+  TimingOptions topt;
+  topt.batches = o.batches;
+  topt.iters = o.iters;
+  topt.targetBatchMs = o.targetBatchMs;
+  topt.useGraph = o.graph;
+
+  Timing tOurs = timeRuns(runOurs, stream, topt);
+  contenders.set("spconv", timingJson(tOurs, usefulFlop, rooflineMs));
+  times.set("spconv", tOurs.medianMs);
+
+  // Each baseline: build, run once into a poisoned buffer, check, then time.
+  auto baseline = [&](const std::string &name, const std::function<void(cudaStream_t)> &run,
+                      Value info) {
+    fillNaN(yOther.p, outCount, stream);
+    run(stream);
+    CUDART_CHECK(cudaStreamSynchronize(stream));
+    CompareResult r = compare(yOther.p, yRef.p, outCount, stream);
+    errors.set(name, errorJson(r, o.tolerance));
+    Timing t = timeRuns(run, stream, topt);
+    Value v = timingJson(t, usefulFlop, rooflineMs);
+    for (const auto &kv : info.asObject())
+      v.set(kv.first, kv.second);
+    contenders.set(name, v);
+    times.set(name, t.medianMs);
+    speedup.set(name, t.medianMs / tOurs.medianMs);
+  };
+  auto skipped = [&](const std::string &name, const std::string &why) {
+    Value v;
+    v.set("skipped", why);
+    contenders.set(name, v);
+    times.set(name, Value());
+    speedup.set(name, Value());
+    std::cerr << "spconv-bench: " << name << " skipped: " << why << "\n";
+  };
+
+  {
+    CudnnConv fp32(dnn, c, CUDNN_FMA_MATH, -1, x.p, wDev.p, biasPtr, yOther.p);
+    Value info;
+    info.set("algo", fp32.algoName());
+    info.set("math", fp32.mathName());
+    info.set("workspace_bytes", static_cast<uint64_t>(fp32.workspaceBytes()));
+    baseline("cudnn_fp32", [&](cudaStream_t s) { fp32.run(s); }, info);
+  }
+  if (o.skipTf32) {
+    skipped("cudnn_tf32", "--no-tf32");
+  } else {
+    // DEFAULT_MATH lets cuDNN use TF32 tensor cores for FP32 data (what frameworks do
+    // with allow_tf32); Find then picks the fastest, tensor cores or not.
+    CudnnConv tf32(dnn, c, CUDNN_DEFAULT_MATH, -1, x.p, wDev.p, biasPtr, yOther.p);
+    Value info;
+    info.set("algo", tf32.algoName());
+    info.set("math", tf32.mathName());
+    info.set("workspace_bytes", static_cast<uint64_t>(tf32.workspaceBytes()));
+    baseline("cudnn_tf32", [&](cudaStream_t s) { tf32.run(s); }, info);
+  }
+  if (o.skipCusparse) {
+    skipped("cusparse", "--no-cusparse");
+  } else {
+    cusparseHandle_t sp;
+    cusparseStatus_t st = cusparseCreate(&sp);
+    if (st != CUSPARSE_STATUS_SUCCESS)
+      throw std::runtime_error(std::string("cusparseCreate failed: ") + cusparseGetErrorName(st));
+    std::unique_ptr<cusparseContext, decltype(&cusparseDestroy)> spGuard(sp, cusparseDestroy);
+    std::unique_ptr<CusparseConv> conv;
+    try {
+      conv = std::make_unique<CusparseConv>(sp, c, w, x.p, biasPtr, yOther.p, stream);
+    } catch (const std::exception &e) {
+      // e.g. the im2col matrix does not fit: record, keep the other results.
+      cudaGetLastError();
+      skipped("cusparse", e.what());
+    }
+    if (conv) {
+      Value info;
+      info.set("alg", conv->algName());
+      info.set("im2col_included", true);
+      info.set("scratch_bytes", static_cast<uint64_t>(conv->scratchBytes()));
+      baseline("cusparse", [&](cudaStream_t s) { conv->run(s); }, info);
+    }
+  }
+
+  report.set("errors", errors);
+  report.set("contenders", contenders);
+  report.set("times_ms", times);
+  Value named;
+  named.set("cudnn_fp32_over_ours", speedup.at("cudnn_fp32"));
+  named.set("cudnn_tf32_over_ours", speedup.at("cudnn_tf32"));
+  named.set("cusparse_over_ours", speedup.at("cusparse"));
+  report.set("speedup", named);
+  report.set("useful_tflops", usefulFlop / (tOurs.medianMs * 1e-3) / 1e12);
+  report.set("roofline_pct", 100.0 * rooflineMs / tOurs.medianMs);
+  CUDART_CHECK(cudaStreamDestroy(stream));
+}
+
+std::string fmt(const Value *v, const char *f) {
+  if (!v || !v->isNumber())
+    return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v->asNumber());
+  return buf;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options o;
+  try {
+    bool help = false;
+    o = parseOptions(argc, argv, help);
+    if (help) {
+      std::cout << kUsage;
+      return 0;
+    }
+  } catch (const std::exception &e) {
+    std::cerr << "spconv-bench: " << e.what() << "\n\n" << kUsage;
+    return 2;
+  }
+
+  Value report;
+  report.set("tool", "spconv-bench");
+  report.set("status", "running");
+  report.set("layer", o.layer);
+  report.set("sparsity", o.sparsity >= 0 ? Value(o.sparsity) : Value());
+  if (!o.commit.empty())
+    report.set("commit", o.commit);
+  report.set("launch", o.launch);
+  report.set("module", o.module);
+
+  int rc = 0;
+  try {
+    if (!o.compileJson.empty())
+      report.set("compile", json::parseFile(o.compileJson));
+    runBench(o, report);
+    report.set("status", "ok");
+  } catch (const VerificationFailure &e) {
+    report.set("status", "failed");
+    report.set("error", e.what());
+    std::cerr << "spconv-bench: FAILED: " << e.what() << "\n";
+    rc = 1;
+  } catch (const std::exception &e) {
+    report.set("status", "error");
+    report.set("error", e.what());
+    std::cerr << "spconv-bench: error: " << e.what() << "\n";
+    rc = 2;
+  }
+  writeReport(o, report);
+
+  const Value *t = report.find("times_ms");
+  const Value *s = report.find("speedup");
+  std::printf("%s N=%s p=%s nnz=%s status=%s err=%s ours=%s ms cudnn32=%s (x%s) tf32=%s (x%s) "
+              "cusparse=%s (x%s) %s TFLOP/s %s%% roofline\n",
+              o.layer.empty() ? "?" : o.layer.c_str(), fmt(report.find("N"), "%.0f").c_str(),
+              fmt(report.find("sparsity"), "%.2f").c_str(), fmt(report.find("nnz"), "%.0f").c_str(),
+              report.at("status").asString().c_str(), fmt(report.find("max_rel_err"), "%.2e").c_str(),
+              fmt(t ? t->find("spconv") : nullptr, "%.4f").c_str(),
+              fmt(t ? t->find("cudnn_fp32") : nullptr, "%.4f").c_str(),
+              fmt(s ? s->find("cudnn_fp32_over_ours") : nullptr, "%.2f").c_str(),
+              fmt(t ? t->find("cudnn_tf32") : nullptr, "%.4f").c_str(),
+              fmt(s ? s->find("cudnn_tf32_over_ours") : nullptr, "%.2f").c_str(),
+              fmt(t ? t->find("cusparse") : nullptr, "%.4f").c_str(),
+              fmt(s ? s->find("cusparse_over_ours") : nullptr, "%.2f").c_str(),
+              fmt(report.find("useful_tflops"), "%.2f").c_str(),
+              fmt(report.find("roofline_pct"), "%.1f").c_str());
+  return rc;
+}
