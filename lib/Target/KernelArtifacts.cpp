@@ -35,6 +35,7 @@ FailureOr<std::string> spconv::emitPTX(ModuleOp module, const ArtifactOptions &o
     compile.chip = options.chip;
     compile.cacheDir = options.cacheDir;
     compile.strictIEEE = options.strictIEEE;
+    compile.optLevel = options.llvmOptLevel;
     pm.addPass(createSpconvCompileKernels(compile));
     if (failed(pm.run(module)))
       return failure();

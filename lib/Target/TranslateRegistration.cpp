@@ -52,6 +52,11 @@ struct TranslateFlags {
       "ptxas-path", llvm::cl::desc("ptxas to assemble cubins with (default: $SPCONV_PTXAS, "
                                    "$CUDA_PATH/bin/ptxas, /usr/local/cuda/bin/ptxas)"),
       llvm::cl::init("")};
+  llvm::cl::opt<int> llvmOptLevel{
+      "opt-level", llvm::cl::desc("LLVM optimisation level for NVPTX emission (0-3)"),
+      llvm::cl::init(3)};
+  llvm::cl::opt<std::string> ptxasOptLevel{
+      "ptxas-opt-level", llvm::cl::desc("ptxas -O level (0-3)"), llvm::cl::init("3")};
   llvm::cl::opt<std::string> artifactPrefix{
       "artifact-prefix",
       llvm::cl::desc("--spconv-compile writes <prefix>.ptx and <prefix>.cubin; the sidecar "
@@ -64,6 +69,8 @@ struct TranslateFlags {
     o.cacheDir = cacheDir;
     o.strictIEEE = strictIEEE;
     o.ptxasPath = ptxasPath;
+    o.llvmOptLevel = llvmOptLevel;
+    o.ptxasOptLevel = ptxasOptLevel;
     return o;
   }
 };

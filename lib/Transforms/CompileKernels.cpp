@@ -31,7 +31,7 @@ using namespace mlir;
 using namespace spconv;
 
 /// Bump whenever the emitted template changes for the same key.
-static constexpr int kTemplateVersion = 1;
+static constexpr int kTemplateVersion = 3;
 static constexpr llvm::StringLiteral kTemplateFunc = "spconv_template";
 
 static std::string templateKey(const ConvShape &shape, const Tiling &tiling,
@@ -118,7 +118,7 @@ struct SpconvCompileKernelsPass
     gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
     if (!kernels.getTargetsAttr())
       kernels.setTargetsAttr(ArrayAttr::get(
-          ctx, {NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", chip)}));
+          ctx, {NVVM::NVVMTargetAttr::get(ctx, optLevel, "nvptx64-nvidia-cuda", chip)}));
     SymbolTable symbols(kernels);
     Tiling requested{blockK, outputsPerThread, tileP, threadsQ, chunkC};
     int64_t nextIndex = 0;

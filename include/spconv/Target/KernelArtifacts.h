@@ -20,6 +20,7 @@ struct ArtifactOptions {
   bool strictIEEE = false;
   std::string ptxasPath;     // '' = $SPCONV_PTXAS, $CUDA_PATH/bin, /usr/local/cuda/bin
   std::string ptxasOptLevel = "3";
+  int llvmOptLevel = 3;       // LLVM -O level of the NVVM target (opt pipeline + NVPTX)
 };
 
 /// Seconds spent in each phase, reported in the sidecar.

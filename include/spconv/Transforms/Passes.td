@@ -7,10 +7,21 @@ include "mlir/Pass/PassBase.td"
 def SpconvImportLinalg : Pass<"spconv-import-linalg"> {
   let summary = "Rewrite linalg.conv_2d_nchw_fchw with a constant filter into spconv.conv2d";
   let description = [{
-    Matches `linalg.conv_2d_nchw_fchw` whose filter is an `arith.constant`, with an optional
-    per-channel bias add and ReLU in the usual linalg form (`linalg.generic` or named
-    elementwise ops consuming the conv result), and replaces the chain by one
-    `spconv.conv2d`. Convs whose filter is not a constant are left untouched.
+    Rewrites `linalg.conv_2d_nchw_fchw` on static f32 tensors whose filter is an
+    `arith.constant` (`dense` or `dense_resource`) into `spconv.conv2d`:
+    - an input `tensor.pad` of constant 0.0 on H/W only becomes `padding`; any other pad
+      stays and feeds the conv as its (already padded) input;
+    - the init must be a `linalg.fill` (0.0: no bias; another constant: a splat bias) or a
+      per-channel constant broadcast (`linalg.broadcast` with dimensions [0, 2, 3], or the
+      equivalent `linalg.generic`), which becomes `bias`; other inits leave the conv alone.
+    Then the sole user of a `spconv.conv2d` is fused into it when it is a per-channel
+    constant bias add and/or a ReLU: a `linalg.generic` over (n, k, p, q) whose body is
+    `arith.addf` with a tensor<K> constant read through (d0, d1, d2, d3) -> (d1), then
+    `arith.maximumf`/`arith.maxnumf` against 0.0; or `linalg.add` with such a
+    `linalg.broadcast`; or `linalg.max` against a zero fill or zero splat. The fused ReLU
+    propagates NaN like `maximumf`, so fusing `maxnumf` changes the result for NaN inputs
+    only. Convs that spconv.conv2d cannot express (non-constant filter, other element
+    types, dynamic shapes, outputs smaller than the full extent) are left untouched.
   }];
   let dependentDialects = ["::spconv::SpconvDialect", "::mlir::tensor::TensorDialect"];
 }
@@ -62,6 +73,8 @@ def SpconvCompileKernels : Pass<"spconv-compile-kernels", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"sm_90\"", "Target SM (e.g. sm_90)">,
+    Option<"optLevel", "opt-level", "int", "3",
+           "LLVM optimisation level of the NVVM target attached to the kernels (0-3)">,
     Option<"cacheDir", "cache-dir", "std::string", "\"\"",
            "Template cache directory ('' = default, 'none' = no disk cache)">,
     Option<"strictIEEE", "strict-ieee", "bool", "false",

@@ -73,13 +73,17 @@ KernelGeometry::KernelGeometry(const ConvShape &sh, const Tiling &t) {
 // The heuristic (docs/tiling.md):
 //  - a warp spans consecutive output columns so global stores coalesce and shared loads hit
 //    distinct banks (threads of a warp read consecutive words at stride 1);
-//  - each thread owns outputsPerThread columns x blockK channels: one shared-memory load
-//    feeds blockK FMAs, so blockK sets the loads-per-FMA ratio, bounded by registers
-//    (blockK * outputsPerThread accumulators) and by code size per channel block;
-//  - chunkC is the most input channels whose tile fits the shared-memory budget.
+//  - one output column per thread: the template holds K*C*R*S*outputsPerThread FMAs, so this
+//    keeps it (and the compile time) smallest;
+//  - each thread owns blockK channels: one shared-memory load feeds blockK FMAs and one
+//    staged tile serves blockK channels, so blockK sets both the loads-per-FMA ratio and the
+//    staging overhead; 64 channels keep them low at 90% sparsity (a (c,r,s) position is
+//    then almost never all-zero across the block) with 64 accumulators per thread. It is
+//    halved while the grid would leave SMs idle (small batches, small images);
+//  - chunkC is the most input channels whose tile fits kTargetSharedBytes.
 Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
   if (t.outputsPerThread <= 0)
-    t.outputsPerThread = sh.q >= 64 ? 2 : 1;
+    t.outputsPerThread = 1;
   if (t.threadsQ <= 0) {
     int64_t cols = ceilDiv(sh.q, t.outputsPerThread);
     t.threadsQ = std::min<int64_t>(32, llvm::PowerOf2Ceil(std::max<int64_t>(cols, 1)));
@@ -87,16 +91,22 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
   if (t.tileP <= 0)
     t.tileP = std::max<int64_t>(1, std::min<int64_t>(128 / t.threadsQ, sh.p));
   if (t.blockK <= 0) {
-    // 16 channels keep the accumulators at <= 32 registers per output column; fewer when
-    // the whole layer has fewer channels.
-    t.blockK = std::min<int64_t>(sh.k, t.outputsPerThread > 1 ? 16 : 32);
+    constexpr int64_t kMinBlocks = 2 * 132; // two waves of an H100's SMs
+    int64_t tiles = ceilDiv(sh.p, t.tileP) * ceilDiv(sh.q, t.threadsQ * t.outputsPerThread);
+    t.blockK = std::min<int64_t>(sh.k, 64);
+    while (t.blockK > 8 && tiles * ceilDiv(sh.k, t.blockK) * sh.n < kMinBlocks)
+      t.blockK /= 2;
   }
   t.blockK = std::min(t.blockK, sh.k);
   if (t.chunkC <= 0) {
     KernelGeometry g(sh, Tiling{t.blockK, t.outputsPerThread, t.tileP, t.threadsQ, 1});
     int64_t perChannel = g.inTileH * g.inTileW * 4;
-    t.chunkC = std::max<int64_t>(1, std::min<int64_t>(sh.c, kMaxSharedBytes / perChannel));
+    t.chunkC = std::max<int64_t>(1, std::min<int64_t>(sh.c, kTargetSharedBytes / perChannel));
   }
   t.chunkC = std::min(t.chunkC, sh.c);
+  // An explicit chunk-c may not exceed the hard limit either.
+  KernelGeometry g(sh, t);
+  if (g.sharedFloats * 4 > kMaxSharedBytes)
+    t.chunkC = std::max<int64_t>(1, kMaxSharedBytes / (g.inTileH * g.inTileW * 4));
   return t;
 }

@@ -31,32 +31,40 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid,
   int64_t c0 = chunk * tiling.chunkC;
   int64_t chunkChannels = std::min(tiling.chunkC, shape.c - c0);
   int64_t plane = geom.inTileH * geom.inTileW;
-  Value total = cst(b, loc, chunkChannels * plane);
-  Value step = cst(b, loc, tiling.threads());
+  // Rows of the staged tile (channel x tile row) are spread over the block's rows of threads
+  // and each row's columns over a warp's lanes: consecutive lanes read consecutive input
+  // words (coalesced) and no element needs a division to find its coordinates.
+  Value tq = cst(b, loc, tiling.threadsQ);
+  Value ty = b.create<arith::DivUIOp>(loc, tid, tq);
+  Value tx = b.create<arith::RemUIOp>(loc, tid, tq);
   // Top-left input coordinate of the tile (may be negative inside the padding).
   Value y0 = b.create<arith::SubIOp>(
       loc, b.create<arith::MulIOp>(loc, bc.p0, cst(b, loc, shape.sh)), cst(b, loc, shape.pt));
   Value x0 = b.create<arith::SubIOp>(
       loc, b.create<arith::MulIOp>(loc, bc.q0, cst(b, loc, shape.sw)), cst(b, loc, shape.pl));
-  auto loop = b.create<scf::ForOp>(loc, tid, total, step);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  Value e = loop.getInductionVar();
-  Value cc = b.create<arith::DivUIOp>(loc, e, cst(b, loc, plane));
-  Value rem = b.create<arith::RemUIOp>(loc, e, cst(b, loc, plane));
-  Value y = b.create<arith::DivUIOp>(loc, rem, cst(b, loc, geom.inTileW));
-  Value x = b.create<arith::RemUIOp>(loc, rem, cst(b, loc, geom.inTileW));
-  Value iy = b.create<arith::AddIOp>(loc, y0, y);
-  Value ix = b.create<arith::AddIOp>(loc, x0, x);
   Value zero = cst(b, loc, 0);
-  auto inRange = [&](Value v, int64_t hi) {
-    Value ge = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, v, zero);
-    Value lt = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, v, cst(b, loc, hi));
-    return b.create<arith::AndIOp>(loc, ge, lt);
-  };
-  Value inside =
-      b.create<arith::AndIOp>(loc, inRange(iy, shape.h), inRange(ix, shape.w));
+  auto rows = b.create<scf::ForOp>(loc, ty, cst(b, loc, chunkChannels * geom.inTileH),
+                                   cst(b, loc, tiling.tileP));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(rows.getBody());
+  Value row = rows.getInductionVar();
+  Value cc = b.create<arith::DivUIOp>(loc, row, cst(b, loc, geom.inTileH));
+  Value y = b.create<arith::RemUIOp>(loc, row, cst(b, loc, geom.inTileH));
+  Value iy = b.create<arith::AddIOp>(loc, y0, y);
   Value c = b.create<arith::AddIOp>(loc, cc, cst(b, loc, c0));
+  Value rowOk = b.create<arith::AndIOp>(
+      loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, iy, zero),
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, iy, cst(b, loc, shape.h)));
+  Value rowBase = b.create<arith::MulIOp>(loc, row, cst(b, loc, geom.inTileW));
+  auto cols = b.create<scf::ForOp>(loc, tx, cst(b, loc, geom.inTileW), tq);
+  b.setInsertionPointToStart(cols.getBody());
+  Value x = cols.getInductionVar();
+  Value ix = b.create<arith::AddIOp>(loc, x0, x);
+  Value inside = b.create<arith::AndIOp>(
+      loc, rowOk,
+      b.create<arith::AndIOp>(
+          loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, ix, zero),
+          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, ix, cst(b, loc, shape.w))));
   auto ifOp = b.create<scf::IfOp>(
       loc, inside,
       [&](OpBuilder &tb, Location l) {
@@ -67,7 +75,9 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid,
         Value z = eb.create<arith::ConstantOp>(l, eb.getF32FloatAttr(0.0f));
         eb.create<scf::YieldOp>(l, z);
       });
+  Value e = b.create<arith::AddIOp>(loc, rowBase, x);
   b.create<memref::StoreOp>(loc, ifOp.getResult(0), tile, ValueRange{e});
+  (void)plane;
 }
 
 int64_t ConvTemplateEmitter::numAccumulators(int64_t kb) const {

@@ -13,6 +13,7 @@
 #include "spconv/Dialect/Spconv/IR/SpconvOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/SymbolTable.h"
@@ -31,6 +32,23 @@ gpu::GPUModuleOp spconv::getOrCreateKernelModule(ModuleOp module) {
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(module.getContext()));
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   return b.create<gpu::GPUModuleOp>(module.getLoc(), kKernelModuleName);
+}
+
+/// An empty side-effecting inline asm that reads every accumulator. LLVM may not move it, so
+/// the FMAs of a staged chunk stay before the barrier that ends the chunk. Without it, LLVM
+/// sinks every FMA into the guarded store blocks at the end of the kernel, keeping every
+/// loaded input value alive across all chunks (thousands of registers, massive spills).
+static void pinAccumulators(OpBuilder &b, Location loc, ArrayRef<Value> accs) {
+  if (accs.empty())
+    return;
+  std::string constraints;
+  for (size_t i = 0; i < accs.size(); ++i)
+    constraints += i ? ",f" : "f";
+  b.create<LLVM::InlineAsmOp>(loc, TypeRange{}, accs, /*asm_string=*/"", constraints,
+                              /*has_side_effects=*/true, /*is_align_stack=*/false,
+                              LLVM::tailcallkind::TailCallKind::None,
+                              /*asm_dialect=*/LLVM::AsmDialectAttr(),
+                              /*operand_attrs=*/ArrayAttr());
 }
 
 gpu::GPUFuncOp spconv::emitGPUKernel(const ConvShape &shape, const Tiling &tiling,
@@ -86,6 +104,7 @@ gpu::GPUFuncOp spconv::emitGPUKernel(const ConvShape &shape, const Tiling &tilin
       emitter.emitStage(b, loc, tid, bc, chunk, input, tile);
       b.create<gpu::BarrierOp>(loc);
       emitter.emitChunkFMAs(b, loc, tid, kb, chunk, tile, accs);
+      pinAccumulators(b, loc, accs);
     }
     emitter.emitStore(b, loc, tid, bc, kb, accs, output);
     b.create<scf::YieldOp>(loc);

@@ -60,8 +60,11 @@ struct KernelGeometry {
 /// clamps the rest to the shape.
 Tiling chooseTiling(const ConvShape &shape, Tiling requested);
 
-/// Shared memory a block may use for its staged tile.
+/// Shared memory a block may use for its staged tile (the static .shared limit).
 constexpr int64_t kMaxSharedBytes = 48 * 1024;
+/// What the heuristic aims for: several blocks per SM, and few enough loads between two
+/// barriers that ptxas does not hoist them into hundreds of live registers.
+constexpr int64_t kTargetSharedBytes = 12 * 1024;
 } // namespace spconv
 
 #endif

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# usage: bench/compile_case.sh LAYER BATCH SPARSITY OUTDIR [extra spconv-translate flags]
+#
+# Here (no GPU): generates the paper10 layer with magnitude-pruned random weights
+# (spconv-gen-conv, seed 1), compiles it cold (empty template cache) and then warm (a second
+# sparsity pattern of the same shape against the now-filled cache), and leaves OUTDIR ready
+# for bench/run_device.sh: kernels.{json,ptx,cubin}, weights.bin, case.json with the times.
+set -euo pipefail
+[ $# -ge 4 ] || { sed -n '2,8p' "$0"; exit 2; }
+layer=$1 batch=$2 sparsity=$3 out=$4; shift 4
+bin="${SPCONV_BIN:-$(cd "$(dirname "$0")/.." && pwd)/build/bin}"
+mkdir -p "$out"
+cache="$(mktemp -d)"
+trap 'rm -rf "$cache" "$out/warm"' EXIT
+
+"$bin/spconv-gen-conv" --layer "$layer" --batch "$batch" --sparsity "$sparsity" --seed 1 \
+  -o "$out" >/dev/null
+now() { date +%s.%N; }
+peak_kb() { awk '/Maximum resident/ {print $NF}' "$1"; }
+
+t0=$(now)
+/usr/bin/time -v -o "$out/cold.time" "$bin/spconv-translate" --spconv-compile "$out/conv.mlir" \
+  --cache-dir="$cache" --artifact-prefix="$out/kernels" -o "$out/kernels.json" "$@"
+t1=$(now)
+# Warm: same shape, another pattern (seed 2), template from the cache.
+"$bin/spconv-gen-conv" --layer "$layer" --batch "$batch" --sparsity "$sparsity" --seed 2 \
+  -o "$out/warm" >/dev/null
+t2=$(now)
+/usr/bin/time -v -o "$out/warm.time" "$bin/spconv-translate" --spconv-compile \
+  "$out/warm/conv.mlir" --cache-dir="$cache" --artifact-prefix="$out/warm/kernels" \
+  -o "$out/warm/kernels.json" "$@"
+t3=$(now)
+
+python3 - "$out" "$layer" "$batch" "$sparsity" "$t0" "$t1" "$t2" "$t3" \
+  "$(peak_kb "$out/cold.time")" "$(peak_kb "$out/warm.time")" <<'PY'
+import json, sys
+out, layer, batch, sp, t0, t1, t2, t3, cold_kb, warm_kb = sys.argv[1:]
+cold = json.load(open(out + "/kernels.json"))["compile_seconds"]
+warm = json.load(open(out + "/warm/kernels.json"))["compile_seconds"]
+case = {"layer": layer, "batch": int(batch), "sparsity": float(sp),
+        "compile": {"cold_total_s": float(t1) - float(t0), "warm_total_s": float(t3) - float(t2),
+                    "cold": cold, "warm": warm,
+                    "cold_to_ptx_s": cold["lower_and_fold"] + cold["nvptx"],
+                    "warm_to_ptx_s": warm["lower_and_fold"] + warm["nvptx"],
+                    "cold_peak_rss_mb": int(cold_kb) / 1024, "warm_peak_rss_mb": int(warm_kb) / 1024}}
+json.dump(case, open(out + "/case.json", "w"), indent=2)
+c = case["compile"]
+print("%s N=%s p=%s: cold %.1fs (to PTX %.1fs, ptxas %.1fs), warm %.1fs (to PTX %.1fs), peak %d MB"
+      % (layer, batch, sp, c["cold_total_s"], c["cold_to_ptx_s"], cold["ptxas"],
+         c["warm_total_s"], c["warm_to_ptx_s"], c["cold_peak_rss_mb"]))
+PY

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# One command on a fresh Debian 12 machine: installs every dependency, builds spconv into
+# build/, and compiles the bundled example (examples/small-cnn.mlir) to PTX, a cubin and the
+# launch sidecar under out/. Safe to run again: installed packages and an existing build are
+# reused.
+#
+#   bash scripts/setup.sh            # CUDA's ptxas is required for the cubin
+#   SPCONV_PTXAS=/path/to/ptxas bash scripts/setup.sh
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+
+packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools cmake ninja-build g++ python3)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
+[ -f /usr/lib/llvm-22/lib/cmake/mlir/MLIRConfig.cmake ] || {
+  echo "setup: error: MLIR 22 not found under /usr/lib/llvm-22 after installing libmlir-22-dev" >&2
+  exit 1
+}
+
+ptxas="${SPCONV_PTXAS:-${CUDA_PATH:-/usr/local/cuda}/bin/ptxas}"
+if [ ! -x "$ptxas" ]; then
+  echo "setup: error: CUDA's ptxas not found at $ptxas." >&2
+  echo "  Install the CUDA toolkit (13.x) under /usr/local/cuda, or set SPCONV_PTXAS or CUDA_PATH." >&2
+  exit 1
+fi
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit >/dev/null
+ninja -C build
+
+mkdir -p out
+SPCONV_PTXAS="$ptxas" build/bin/spconv-translate --spconv-compile examples/small-cnn.mlir \
+  --artifact-prefix=out/small-cnn -o out/small-cnn.json
+echo "setup: built build/bin/{spconv-opt,spconv-translate,...}; the example compiled to:"
+ls -l out/small-cnn.ptx out/small-cnn.cubin out/small-cnn.json

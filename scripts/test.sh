@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Runs the whole test suite (lit + FileCheck, CPU numeric checks; GPU tests only where a
+# CUDA device answers). Builds first if needed (scripts/setup.sh must have run once).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+[ -f build/build.ninja ] || cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit >/dev/null
+ninja -C build check-spconv
