@@ -36,6 +36,12 @@ FailureOr<std::string> spconv::emitPTX(ModuleOp module, const ArtifactOptions &o
     compile.cacheDir = options.cacheDir;
     compile.strictIEEE = options.strictIEEE;
     compile.optLevel = options.llvmOptLevel;
+    compile.minBlocksPerSM = options.minBlocksPerSM;
+    compile.blockK = options.blockK;
+    compile.outputsPerThread = options.outputsPerThread;
+    compile.tileP = options.tileP;
+    compile.threadsQ = options.threadsQ;
+    compile.chunkC = options.chunkC;
     pm.addPass(createSpconvCompileKernels(compile));
     if (failed(pm.run(module)))
       return failure();

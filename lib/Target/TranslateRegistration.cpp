@@ -57,6 +57,21 @@ struct TranslateFlags {
       llvm::cl::init(3)};
   llvm::cl::opt<std::string> ptxasOptLevel{
       "ptxas-opt-level", llvm::cl::desc("ptxas -O level (0-3)"), llvm::cl::init("3")};
+  llvm::cl::OptionCategory tilingCat{"spconv tiling (0 = heuristic, docs/design.md)"};
+  llvm::cl::opt<int64_t> minBlocksPerSM{
+      "min-blocks-per-sm", llvm::cl::desc("Blocks per SM ptxas must fit (0 = no cap)"),
+      llvm::cl::init(4), llvm::cl::cat(tilingCat)};
+  llvm::cl::opt<int64_t> blockK{"block-k", llvm::cl::desc("Output channels per thread"),
+                                llvm::cl::init(0), llvm::cl::cat(tilingCat)};
+  llvm::cl::opt<int64_t> outputsPerThread{
+      "outputs-per-thread", llvm::cl::desc("Output columns per thread"), llvm::cl::init(0),
+      llvm::cl::cat(tilingCat)};
+  llvm::cl::opt<int64_t> tileP{"tile-p", llvm::cl::desc("Output rows per block"),
+                               llvm::cl::init(0), llvm::cl::cat(tilingCat)};
+  llvm::cl::opt<int64_t> threadsQ{"threads-q", llvm::cl::desc("Threads along output columns"),
+                                  llvm::cl::init(0), llvm::cl::cat(tilingCat)};
+  llvm::cl::opt<int64_t> chunkC{"chunk-c", llvm::cl::desc("Input channels staged at a time"),
+                                llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::opt<std::string> artifactPrefix{
       "artifact-prefix",
       llvm::cl::desc("--spconv-compile writes <prefix>.ptx and <prefix>.cubin; the sidecar "
@@ -71,6 +86,12 @@ struct TranslateFlags {
     o.ptxasPath = ptxasPath;
     o.llvmOptLevel = llvmOptLevel;
     o.ptxasOptLevel = ptxasOptLevel;
+    o.minBlocksPerSM = minBlocksPerSM;
+    o.blockK = blockK;
+    o.outputsPerThread = outputsPerThread;
+    o.tileP = tileP;
+    o.threadsQ = threadsQ;
+    o.chunkC = chunkC;
     return o;
   }
 };

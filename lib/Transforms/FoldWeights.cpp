@@ -56,16 +56,17 @@ static int64_t eraseWithDeadProducers(Operation *op) {
 }
 
 FailureOr<FoldCounts> spconv::foldWeightsInto(Operation *kernel, ElementsAttr weightsAttr,
-                                              ElementsAttr biasAttr, bool strictIEEE) {
+                                              ElementsAttr biasAttr, bool strictIEEE,
+                                              Location diagLoc) {
   FailureOr<std::vector<float>> weights = readF32Elements(weightsAttr);
   if (failed(weights))
-    return kernel->emitError("cannot read the f32 weights to fold into this kernel "
+    return emitError(diagLoc, "cannot read the f32 weights to fold into this kernel "
                              "(missing or truncated dense_resource blob?)");
   std::vector<float> bias;
   if (biasAttr) {
     FailureOr<std::vector<float>> b = readF32Elements(biasAttr);
     if (failed(b))
-      return kernel->emitError("cannot read the f32 bias to fold into this kernel");
+      return emitError(diagLoc, "cannot read the f32 bias to fold into this kernel");
     bias = std::move(*b);
   }
 
@@ -81,7 +82,7 @@ FailureOr<FoldCounts> spconv::foldWeightsInto(Operation *kernel, ElementsAttr we
     float value = *getF32Constant(c);
     if (std::optional<int64_t> bi = placeholder::decodeBias(value)) {
       if (*bi >= static_cast<int64_t>(bias.size()))
-        return c.emitError("bias placeholder ") << *bi << " is out of range";
+        return emitError(diagLoc, "bias placeholder ") << *bi << " is out of range";
       c.setValueAttr(b.getF32FloatAttr(bias[*bi]));
       continue;
     }
@@ -89,7 +90,7 @@ FailureOr<FoldCounts> spconv::foldWeightsInto(Operation *kernel, ElementsAttr we
     if (!wi)
       continue;
     if (*wi >= static_cast<int64_t>(weights->size()))
-      return c.emitError("weight placeholder ") << *wi << " is out of range";
+      return emitError(diagLoc, "weight placeholder ") << *wi << " is out of range";
     float w = (*weights)[*wi];
     c.setValueAttr(b.getF32FloatAttr(w));
     bool isZero = w == 0.0f; // true for +0.0 and -0.0
@@ -114,6 +115,11 @@ FailureOr<FoldCounts> spconv::foldWeightsInto(Operation *kernel, ElementsAttr we
     if (c->use_empty())
       c->erase();
   }
+  // Debian's LLVM is built without statistics, so -mlir-pass-statistics stays empty there:
+  // the counts also go on the kernel, where tests, tools and the sidecar can read them.
+  Builder attrs(kernel->getContext());
+  kernel->setAttr("spconv.fmas_kept", attrs.getI64IntegerAttr(counts.kept));
+  kernel->setAttr("spconv.fmas_deleted", attrs.getI64IntegerAttr(counts.deleted));
   return counts;
 }
 
@@ -143,7 +149,8 @@ struct SpconvFoldWeightsPass
           return signalPassFailure();
         }
         FailureOr<FoldCounts> counts =
-            foldWeightsInto(kernel, weights, d.getAs<ElementsAttr>("bias"), strictIEEE);
+            foldWeightsInto(kernel, weights, d.getAs<ElementsAttr>("bias"), strictIEEE,
+                            kernel->getLoc());
         if (failed(counts))
           return signalPassFailure();
         numFMAsKept += counts->kept;

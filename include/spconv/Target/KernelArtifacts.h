@@ -20,7 +20,10 @@ struct ArtifactOptions {
   bool strictIEEE = false;
   std::string ptxasPath;     // '' = $SPCONV_PTXAS, $CUDA_PATH/bin, /usr/local/cuda/bin
   std::string ptxasOptLevel = "3";
-  int llvmOptLevel = 3;       // LLVM -O level of the NVVM target (opt pipeline + NVPTX)
+  int llvmOptLevel = 3;
+  int64_t minBlocksPerSM = 4;  // see spconv-compile-kernels
+  // Tiling overrides (0 = heuristic), see spconv-compile-kernels.
+  int64_t blockK = 0, outputsPerThread = 0, tileP = 0, threadsQ = 0, chunkC = 0;       // LLVM -O level of the NVVM target (opt pipeline + NVPTX)
 };
 
 /// Seconds spent in each phase, reported in the sidecar.

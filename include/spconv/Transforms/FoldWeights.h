@@ -10,10 +10,12 @@ struct FoldCounts {
   int64_t kept = 0, deleted = 0, deadErased = 0;
 };
 /// Folds `weights` (KCRS) and `bias` (K, may be null) into the placeholder constants of the
-/// LLVM-dialect function `kernel`, deleting zero-weight FMAs unless `strictIEEE`.
+/// LLVM-dialect function `kernel`, deleting zero-weight FMAs unless `strictIEEE`. Errors
+/// are reported at `diagLoc` (the conv the weights belong to, when there is one).
 mlir::FailureOr<FoldCounts> foldWeightsInto(mlir::Operation *kernel,
                                             mlir::ElementsAttr weights,
-                                            mlir::ElementsAttr bias, bool strictIEEE);
+                                            mlir::ElementsAttr bias, bool strictIEEE,
+                                            mlir::Location diagLoc);
 } // namespace spconv
 
 #endif

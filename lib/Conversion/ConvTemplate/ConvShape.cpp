@@ -48,6 +48,8 @@ std::string Tiling::str() const {
       .str();
 }
 
+static constexpr int64_t kMaxLoadsPerRegion = 64;
+
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 static int64_t inTileExtent(int64_t outExtent, int64_t stride, int64_t filter,
@@ -101,7 +103,13 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
   if (t.chunkC <= 0) {
     KernelGeometry g(sh, Tiling{t.blockK, t.outputsPerThread, t.tileP, t.threadsQ, 1});
     int64_t perChannel = g.inTileH * g.inTileW * 4;
-    t.chunkC = std::max<int64_t>(1, std::min<int64_t>(sh.c, kTargetSharedBytes / perChannel));
+    // ptxas hoists every shared-memory load between two barriers to the top of that
+    // region; more than ~64 of them (plus 64 accumulators) spill (measured on vgg-conv3:
+    // 135 loads per region gave a 3 KB stack frame).
+    int64_t loadsPerChannel = sh.r * sh.s * t.outputsPerThread;
+    int64_t byLoads = std::max<int64_t>(1, kMaxLoadsPerRegion / loadsPerChannel);
+    t.chunkC = std::max<int64_t>(
+        1, std::min({sh.c, kTargetSharedBytes / perChannel, byLoads}));
   }
   t.chunkC = std::min(t.chunkC, sh.c);
   // An explicit chunk-c may not exceed the hard limit either.

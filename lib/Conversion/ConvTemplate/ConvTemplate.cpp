@@ -31,40 +31,37 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid,
   int64_t c0 = chunk * tiling.chunkC;
   int64_t chunkChannels = std::min(tiling.chunkC, shape.c - c0);
   int64_t plane = geom.inTileH * geom.inTileW;
-  // Rows of the staged tile (channel x tile row) are spread over the block's rows of threads
-  // and each row's columns over a warp's lanes: consecutive lanes read consecutive input
-  // words (coalesced) and no element needs a division to find its coordinates.
-  Value tq = cst(b, loc, tiling.threadsQ);
-  Value ty = b.create<arith::DivUIOp>(loc, tid, tq);
-  Value tx = b.create<arith::RemUIOp>(loc, tid, tq);
+  // Threads walk the staged tile in row-major order, `threads` elements apart, so
+  // consecutive lanes read consecutive input words (coalesced) and every lane has work.
+  // (row, col) advance by a constant step instead of being divided out of the element index.
+  int64_t threads = tiling.threads();
+  int64_t rowStep = threads / geom.inTileW, colStep = threads % geom.inTileW;
+  int64_t total = chunkChannels * plane;
   // Top-left input coordinate of the tile (may be negative inside the padding).
   Value y0 = b.create<arith::SubIOp>(
       loc, b.create<arith::MulIOp>(loc, bc.p0, cst(b, loc, shape.sh)), cst(b, loc, shape.pt));
   Value x0 = b.create<arith::SubIOp>(
       loc, b.create<arith::MulIOp>(loc, bc.q0, cst(b, loc, shape.sw)), cst(b, loc, shape.pl));
   Value zero = cst(b, loc, 0);
-  auto rows = b.create<scf::ForOp>(loc, ty, cst(b, loc, chunkChannels * geom.inTileH),
-                                   cst(b, loc, tiling.tileP));
+  Value row0 = b.create<arith::DivUIOp>(loc, tid, cst(b, loc, geom.inTileW));
+  Value col0 = b.create<arith::RemUIOp>(loc, tid, cst(b, loc, geom.inTileW));
+  auto loop = b.create<scf::ForOp>(loc, tid, cst(b, loc, total), cst(b, loc, threads),
+                                   ValueRange{row0, col0});
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(rows.getBody());
-  Value row = rows.getInductionVar();
+  b.setInsertionPointToStart(loop.getBody());
+  Value e = loop.getInductionVar();
+  Value row = loop.getRegionIterArgs()[0], col = loop.getRegionIterArgs()[1];
   Value cc = b.create<arith::DivUIOp>(loc, row, cst(b, loc, geom.inTileH));
   Value y = b.create<arith::RemUIOp>(loc, row, cst(b, loc, geom.inTileH));
   Value iy = b.create<arith::AddIOp>(loc, y0, y);
+  Value ix = b.create<arith::AddIOp>(loc, x0, col);
   Value c = b.create<arith::AddIOp>(loc, cc, cst(b, loc, c0));
-  Value rowOk = b.create<arith::AndIOp>(
-      loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, iy, zero),
-      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, iy, cst(b, loc, shape.h)));
-  Value rowBase = b.create<arith::MulIOp>(loc, row, cst(b, loc, geom.inTileW));
-  auto cols = b.create<scf::ForOp>(loc, tx, cst(b, loc, geom.inTileW), tq);
-  b.setInsertionPointToStart(cols.getBody());
-  Value x = cols.getInductionVar();
-  Value ix = b.create<arith::AddIOp>(loc, x0, x);
-  Value inside = b.create<arith::AndIOp>(
-      loc, rowOk,
-      b.create<arith::AndIOp>(
-          loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, ix, zero),
-          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, ix, cst(b, loc, shape.w))));
+  auto inRange = [&](Value v, int64_t hi) {
+    return b.create<arith::AndIOp>(
+        loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, v, zero),
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, v, cst(b, loc, hi)));
+  };
+  Value inside = b.create<arith::AndIOp>(loc, inRange(iy, shape.h), inRange(ix, shape.w));
   auto ifOp = b.create<scf::IfOp>(
       loc, inside,
       [&](OpBuilder &tb, Location l) {
@@ -75,9 +72,18 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid,
         Value z = eb.create<arith::ConstantOp>(l, eb.getF32FloatAttr(0.0f));
         eb.create<scf::YieldOp>(l, z);
       });
-  Value e = b.create<arith::AddIOp>(loc, rowBase, x);
   b.create<memref::StoreOp>(loc, ifOp.getResult(0), tile, ValueRange{e});
-  (void)plane;
+  // Advance (row, col) by `threads` elements.
+  Value nextCol = b.create<arith::AddIOp>(loc, col, cst(b, loc, colStep));
+  Value wrap = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, nextCol,
+                                       cst(b, loc, geom.inTileW));
+  Value one = cst(b, loc, 1);
+  Value nextRow = b.create<arith::AddIOp>(
+      loc, b.create<arith::AddIOp>(loc, row, cst(b, loc, rowStep)),
+      b.create<arith::SelectOp>(loc, wrap, one, zero));
+  nextCol = b.create<arith::SelectOp>(
+      loc, wrap, b.create<arith::SubIOp>(loc, nextCol, cst(b, loc, geom.inTileW)), nextCol);
+  b.create<scf::YieldOp>(loc, ValueRange{nextRow, nextCol});
 }
 
 int64_t ConvTemplateEmitter::numAccumulators(int64_t kb) const {

@@ -78,6 +78,12 @@ LogicalResult Conv2DOp::verify() {
     if (d <= 0 || d > std::numeric_limits<int32_t>::max())
       return emitOpError("'weights' dimensions must be in [1, 2^31-1], got ") << d;
 
+  // Weights are expanded to memory by passes that read them (folding, statistics).
+  constexpr int64_t kMaxWeights = int64_t(1) << 27;
+  if (wt.getNumElements() > kMaxWeights)
+    return emitOpError("'weights' has ") << wt.getNumElements()
+                                         << " elements; at most 2^27 are supported";
+
   ArrayRef<int64_t> strides = getStrides(), dil = getDilations(), pad = getPadding();
   if (strides.size() != 2)
     return emitOpError("'strides' must have 2 entries [sh, sw], got ") << strides.size();

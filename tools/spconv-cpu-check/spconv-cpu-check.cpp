@@ -1,0 +1,483 @@
+//===- spconv-cpu-check.cpp - run the CPU template and check it numerically ---===//
+//
+// For every spconv.conv2d of a .mlir file: lowers it with convert-spconv-to-cpu (the same
+// placeholder template as the GPU kernel, run serially), lowers that to the LLVM dialect,
+// folds the real weights in with spconv-fold-weights, JIT-compiles the result and runs it on
+// a random normal input, then compares the output with a direct convolution computed in
+// double from the op's attributes. The output is poisoned with a NaN first (so elements the
+// kernel never writes fail), and both buffers carry guard zones of that NaN (so out-of-bounds
+// reads poison the result and out-of-bounds writes are seen). Non-finite reference values
+// (NaN or Inf weights) must be matched exactly.
+//
+//   spconv-cpu-check conv.mlir [--seed S] [--block-k B --outputs-per-thread O --tile-p P
+//                    --threads-q T --chunk-c C] [--strict-ieee] [--tolerance E]
+//
+// Prints per conv
+//   PASS conv N: shape <ConvShape::str> tiling <Tiling::str> max-rel-err E fmas-kept K
+//                fmas-deleted D
+// (or FAIL ..., exit 1). max-rel-err = max|out - ref| / max(max|ref|, 1e-30). Besides the
+// numbers it checks the fold's structure: every weight is one FMA per output column of a
+// thread, so kept = nnz * outputs-per-thread and deleted = zeros * outputs-per-thread
+// (kept = all, deleted = 0 with --strict-ieee), and no FMA by a constant 0 survives.
+//
+//===----------------------------------------------------------------------===//
+#include "spconv/Conversion/ConvTemplate/ConvShape.h"
+#include "spconv/Conversion/ConvTemplate/KernelInfo.h"
+#include "spconv/Conversion/Passes.h"
+#include "spconv/Dialect/Spconv/IR/SpconvDialect.h"
+#include "spconv/Dialect/Spconv/IR/SpconvOps.h"
+#include "spconv/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/ExecutionEngine/CRunnerUtils.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstring>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace mlir;
+using namespace spconv;
+
+namespace cl = llvm::cl;
+
+static cl::OptionCategory checkCategory("spconv-cpu-check options");
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir>"),
+                                      cl::init("-"), cl::cat(checkCategory));
+static cl::opt<uint64_t> seed("seed", cl::desc("Seed of the random normal input (default 1)"),
+                              cl::init(1), cl::cat(checkCategory));
+static cl::opt<int64_t> blockK("block-k", cl::desc("convert-spconv-to-cpu block-k (0 = heuristic)"),
+                               cl::init(0), cl::cat(checkCategory));
+static cl::opt<int64_t> outputsPerThread(
+    "outputs-per-thread", cl::desc("convert-spconv-to-cpu outputs-per-thread (0 = heuristic)"),
+    cl::init(0), cl::cat(checkCategory));
+static cl::opt<int64_t> tileP("tile-p", cl::desc("convert-spconv-to-cpu tile-p (0 = heuristic)"),
+                              cl::init(0), cl::cat(checkCategory));
+static cl::opt<int64_t> threadsQ("threads-q",
+                                 cl::desc("convert-spconv-to-cpu threads-q (0 = heuristic)"),
+                                 cl::init(0), cl::cat(checkCategory));
+static cl::opt<int64_t> chunkC("chunk-c", cl::desc("convert-spconv-to-cpu chunk-c (0 = heuristic)"),
+                               cl::init(0), cl::cat(checkCategory));
+static cl::opt<bool> strictIEEE("strict-ieee",
+                                cl::desc("spconv-fold-weights strict-ieee: keep zero FMAs"),
+                                cl::init(false), cl::cat(checkCategory));
+static cl::opt<double> tolerance("tolerance",
+                                 cl::desc("Largest accepted max-rel-err (default 1e-5)"),
+                                 cl::init(1e-5), cl::cat(checkCategory));
+static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimisation level of the JIT (0-3)"),
+                                  cl::init(2), cl::Prefix, cl::cat(checkCategory));
+static cl::opt<bool> printIR("print-folded-ir",
+                             cl::desc("Print the LLVM-dialect module after the fold to stderr"),
+                             cl::init(false), cl::cat(checkCategory));
+
+// Fault injection, to prove in tests that the check can fail.
+static cl::opt<int64_t> testPerturbWeight(
+    "test-perturb-weight",
+    cl::desc("Testing: add 1 to this flat KCRS weight in the reference only (a wrong fold)"),
+    cl::init(-1), cl::Hidden, cl::cat(checkCategory));
+static cl::opt<int64_t> testPoisonOutput(
+    "test-poison-output",
+    cl::desc("Testing: re-poison this flat output element after the run (an unwritten one)"),
+    cl::init(-1), cl::Hidden, cl::cat(checkCategory));
+
+namespace {
+/// What the check needs of one conv once its op is gone.
+struct ConvCase {
+  Location loc;
+  ConvShape shape;
+  Tiling tiling;
+  std::string kernel;
+  std::vector<float> weights; // KCRS
+  std::vector<float> bias;    // K, or empty
+  int64_t fmasBefore = 0, fmasKept = 0, fmasDeleted = 0, zeroFMAsLeft = 0;
+};
+
+/// The poison: a quiet NaN with a payload arithmetic never produces, so an unwritten output
+/// is told apart from a NaN the kernel computed (from a NaN or Inf weight, say).
+constexpr uint32_t kPoisonBits = 0x7FE5A5A5u;
+static float poison() {
+  float f;
+  std::memcpy(&f, &kPoisonBits, sizeof f);
+  return f;
+}
+static bool isPoison(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, sizeof b);
+  return b == kPoisonBits;
+}
+
+/// A buffer with poisoned guard zones on both sides of the data.
+struct GuardedBuffer {
+  static constexpr int64_t kGuard = 64;
+  std::vector<float> storage;
+  int64_t size;
+  explicit GuardedBuffer(int64_t size) : storage(size + 2 * kGuard, poison()), size(size) {}
+  float *data() { return storage.data() + kGuard; }
+  const float *data() const { return storage.data() + kGuard; }
+  bool guardsIntact() const {
+    for (int64_t i = 0; i < kGuard; ++i)
+      if (!isPoison(storage[i]) || !isPoison(storage[kGuard + size + i]))
+        return false;
+    return true;
+  }
+  StridedMemRefType<float, 4> descriptor(int64_t d0, int64_t d1, int64_t d2, int64_t d3) {
+    StridedMemRefType<float, 4> m;
+    m.basePtr = m.data = data();
+    m.offset = 0;
+    int64_t sizes[4] = {d0, d1, d2, d3};
+    int64_t stride = 1;
+    for (int i = 3; i >= 0; --i) {
+      m.sizes[i] = sizes[i];
+      m.strides[i] = stride;
+      stride *= sizes[i];
+    }
+    return m;
+  }
+};
+} // namespace
+
+static int64_t countFMAs(Operation *kernel) {
+  int64_t n = 0;
+  kernel->walk([&](LLVM::FMAOp) { ++n; });
+  return n;
+}
+
+/// FMAs with a constant +-0.0 multiplicand, which the fold should have deleted.
+static int64_t countZeroFMAs(Operation *kernel) {
+  int64_t n = 0;
+  kernel->walk([&](LLVM::FMAOp fma) {
+    for (Value v : {fma.getA(), fma.getB()}) {
+      auto c = v.getDefiningOp<LLVM::ConstantOp>();
+      auto f = c ? llvm::dyn_cast<FloatAttr>(c.getValue()) : FloatAttr();
+      if (f && f.getValue().isZero()) {
+        ++n;
+        return;
+      }
+    }
+  });
+  return n;
+}
+
+/// The direct convolution in double over the zero-padded input, NCHW x KCRS -> NKPQ, bias
+/// then ReLU.
+static std::vector<double> reference(const ConvCase &cc, const float *in) {
+  const ConvShape &s = cc.shape;
+  std::vector<double> out(s.n * s.k * s.p * s.q);
+  for (int64_t n = 0; n < s.n; ++n)
+    for (int64_t k = 0; k < s.k; ++k)
+      for (int64_t p = 0; p < s.p; ++p)
+        for (int64_t q = 0; q < s.q; ++q) {
+          double acc = cc.bias.empty() ? 0.0 : double(cc.bias[k]);
+          for (int64_t c = 0; c < s.c; ++c)
+            for (int64_t r = 0; r < s.r; ++r)
+              for (int64_t x0 = 0; x0 < s.s; ++x0) {
+                int64_t y = p * s.sh - s.pt + r * s.dh;
+                int64_t x = q * s.sw - s.pl + x0 * s.dw;
+                // The padding is multiplied in as 0.0, not skipped: the same for finite
+                // weights, and Inf * padding = NaN as in a dense conv over the padded input.
+                bool inside = y >= 0 && y < s.h && x >= 0 && x < s.w;
+                double v = inside ? double(in[((n * s.c + c) * s.h + y) * s.w + x]) : 0.0;
+                acc += double(cc.weights[((k * s.c + c) * s.r + r) * s.s + x0]) * v;
+              }
+          if (s.relu && !std::isnan(acc)) // arith.maximumf: NaN propagates
+            acc = std::max(acc, 0.0);
+          out[((n * s.k + k) * s.p + p) * s.q + q] = acc;
+        }
+  return out;
+}
+
+static std::string fmt(double v) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << llvm::format("%.3e", v);
+  return s;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  cl::HideUnrelatedOptions(checkCategory);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "spconv-cpu-check: run every spconv.conv2d of a file through convert-spconv-to-cpu, "
+      "spconv-fold-weights and the JIT, and compare with a double-precision reference\n");
+
+  for (auto *opt : {&blockK, &outputsPerThread, &tileP, &threadsQ, &chunkC})
+    if (*opt < 0) {
+      llvm::errs() << "spconv-cpu-check: error: --" << opt->ArgStr
+                   << " must be >= 0 (0 = heuristic), got " << *opt << "\n";
+      return 1;
+    }
+  if (optLevel > 3) {
+    llvm::errs() << "spconv-cpu-check: error: -O must be 0..3\n";
+    return 1;
+  }
+
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+
+  DialectRegistry registry;
+  registry.insert<SpconvDialect, arith::ArithDialect, cf::ControlFlowDialect,
+                  func::FuncDialect, LLVM::LLVMDialect, memref::MemRefDialect,
+                  scf::SCFDialect, tensor::TensorDialect>();
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
+  context.loadAllAvailableDialects();
+
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  std::string errorMessage;
+  auto file = openInputFile(inputFile, &errorMessage);
+  if (!file) {
+    llvm::errs() << "spconv-cpu-check: error: " << errorMessage << "\n";
+    return 1;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  SmallVector<Conv2DOp> convs;
+  module->walk([&](Conv2DOp op) { convs.push_back(op); });
+  if (convs.empty()) {
+    emitError(module->getLoc(), "no spconv.conv2d op to check");
+    return 1;
+  }
+  for (Conv2DOp op : convs)
+    if (op->hasAttr(kKernelAttr)) {
+      op.emitError("is already lowered (has '") << kKernelAttr << "')";
+      return 1;
+    }
+
+  // 1. The placeholder template, with the tiling overrides.
+  {
+    PassManager pm(&context);
+    ConvertSpconvToCPUOptions options;
+    options.blockK = blockK;
+    options.outputsPerThread = outputsPerThread;
+    options.tileP = tileP;
+    options.threadsQ = threadsQ;
+    options.chunkC = chunkC;
+    pm.addPass(createConvertSpconvToCPU(options));
+    if (failed(pm.run(*module)))
+      return 1;
+  }
+
+  // Record what the check needs, then drop everything but the kernels: the host functions
+  // holding the convs (tensors, which would not lower) and any other top-level op. The
+  // module keeps its spconv.weights attribute for the fold.
+  std::vector<ConvCase> cases;
+  llvm::StringSet<> kernels;
+  for (Conv2DOp op : convs) {
+    auto kernel = op->getAttrOfType<FlatSymbolRefAttr>(kKernelAttr);
+    auto launch = op->getAttrOfType<DictionaryAttr>(kLaunchAttr);
+    if (!kernel || !launch) {
+      op.emitError("convert-spconv-to-cpu did not tag this op with its kernel");
+      return 1;
+    }
+    ConvCase cc{op.getLoc(), ConvShape::fromOp(op), tilingFromLaunchAttr(launch),
+                kernel.getValue().str(), {}, {}};
+    FailureOr<std::vector<float>> w = readF32Elements(op.getWeights());
+    if (failed(w)) {
+      op.emitError("cannot read the f32 weights (missing or truncated dense_resource?)");
+      return 1;
+    }
+    cc.weights = std::move(*w);
+    if (auto b = op.getBiasAttr()) {
+      FailureOr<std::vector<float>> bv = readF32Elements(b);
+      if (failed(bv)) {
+        op.emitError("cannot read the f32 bias");
+        return 1;
+      }
+      cc.bias = std::move(*bv);
+    }
+    kernels.insert(cc.kernel);
+    cases.push_back(std::move(cc));
+  }
+  convs.clear();
+  for (Operation &op : llvm::make_early_inc_range(module->getBody()->getOperations())) {
+    auto fn = llvm::dyn_cast<func::FuncOp>(op);
+    if (!fn || !kernels.contains(fn.getSymName()))
+      op.erase();
+  }
+
+  // 2. Down to the LLVM dialect.
+  {
+    PassManager pm(&context);
+    pm.addPass(createSCFToControlFlowPass());
+    pm.addPass(createArithToLLVMConversionPass());
+    pm.addPass(createConvertControlFlowToLLVMPass());
+    pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+    pm.addPass(createConvertFuncToLLVMPass());
+    pm.addPass(createReconcileUnrealizedCastsPass());
+    if (failed(pm.run(*module)))
+      return 1;
+  }
+  auto lookupKernel = [&](ConvCase &cc) -> Operation * {
+    Operation *k = SymbolTable::lookupSymbolIn(*module, cc.kernel);
+    if (!k)
+      emitError(cc.loc, "kernel '") << cc.kernel << "' vanished during the lowering";
+    return k;
+  };
+  for (ConvCase &cc : cases) {
+    Operation *k = lookupKernel(cc);
+    if (!k)
+      return 1;
+    cc.fmasBefore = countFMAs(k);
+  }
+
+  // 3. Fold the real weights in.
+  {
+    PassManager pm(&context);
+    SpconvFoldWeightsOptions options;
+    options.strictIEEE = strictIEEE;
+    pm.addPass(createSpconvFoldWeights(options));
+    if (failed(pm.run(*module)))
+      return 1;
+  }
+  for (ConvCase &cc : cases) {
+    Operation *k = lookupKernel(cc);
+    if (!k)
+      return 1;
+    cc.fmasKept = countFMAs(k);
+    cc.fmasDeleted = cc.fmasBefore - cc.fmasKept;
+    cc.zeroFMAsLeft = countZeroFMAs(k);
+  }
+  if (printIR)
+    module->print(llvm::errs());
+
+  // 4. JIT.
+  ExecutionEngineOptions engineOptions;
+  auto transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, nullptr);
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(unsigned(optLevel));
+  auto engine = ExecutionEngine::create(*module, engineOptions);
+  if (!engine) {
+    emitError(module->getLoc(), "cannot JIT the folded module: ")
+        << llvm::toString(engine.takeError());
+    return 1;
+  }
+
+  // 5. Run and compare.
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  bool allPass = true;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    ConvCase &cc = cases[i];
+    const ConvShape &s = cc.shape;
+    std::string symbol = "_mlir_ciface_" + cc.kernel;
+    auto fnOrErr = (*engine)->lookup(symbol);
+    if (!fnOrErr) {
+      emitError(cc.loc, "cannot find '") << symbol << "' in the JIT: "
+                                         << llvm::toString(fnOrErr.takeError());
+      return 1;
+    }
+    using KernelFn = void (*)(StridedMemRefType<float, 4> *, StridedMemRefType<float, 4> *);
+    auto fn = reinterpret_cast<KernelFn>(*fnOrErr);
+
+    GuardedBuffer in(s.n * s.c * s.h * s.w), out(s.n * s.k * s.p * s.q);
+    for (int64_t e = 0; e < in.size; ++e)
+      in.data()[e] = normal(rng);
+    auto inDesc = in.descriptor(s.n, s.c, s.h, s.w);
+    auto outDesc = out.descriptor(s.n, s.k, s.p, s.q);
+    fn(&inDesc, &outDesc);
+    if (testPoisonOutput >= 0 && testPoisonOutput < out.size)
+      out.data()[testPoisonOutput] = poison();
+
+    ConvCase refCase = cc;
+    if (testPerturbWeight >= 0 && testPerturbWeight < int64_t(cc.weights.size()))
+      refCase.weights[testPerturbWeight] += 1.0f;
+    std::vector<double> ref = reference(refCase, in.data());
+    double maxRef = 0.0, maxErr = 0.0;
+    int64_t worst = -1, unwritten = 0;
+    for (int64_t e = 0; e < out.size; ++e) {
+      double o = out.data()[e], r = ref[e];
+      if (std::isfinite(r))
+        maxRef = std::max(maxRef, std::fabs(r));
+      double err;
+      if (isPoison(out.data()[e])) {
+        ++unwritten;
+        err = std::numeric_limits<double>::infinity();
+      } else if (std::isnan(r) || std::isinf(r) || std::isnan(o) || std::isinf(o)) {
+        // Non-finite values must match exactly (NaN matches NaN: NaN or Inf weights).
+        bool same = (std::isnan(r) && std::isnan(o)) || o == r;
+        err = same ? 0.0 : std::numeric_limits<double>::infinity();
+      } else {
+        err = std::fabs(o - r);
+      }
+      if (worst < 0 || err > maxErr) {
+        maxErr = err;
+        worst = e;
+      }
+    }
+    double relErr = maxErr / std::max(maxRef, 1e-30);
+
+    int64_t nnz = 0;
+    for (float w : cc.weights)
+      nnz += w != 0.0f;
+    int64_t opt = cc.tiling.outputsPerThread;
+    int64_t wantKept = (strictIEEE ? int64_t(cc.weights.size()) : nnz) * opt;
+    int64_t wantDeleted = int64_t(cc.weights.size()) * opt - wantKept;
+
+    std::vector<std::string> problems;
+    if (!(relErr <= tolerance))
+      problems.push_back("max-rel-err above tolerance " + fmt(tolerance));
+    if (unwritten)
+      problems.push_back(std::to_string(unwritten) + " outputs never written (still poison)");
+    if (!in.guardsIntact() || !out.guardsIntact())
+      problems.push_back("a guard zone around the buffers was overwritten");
+    if (cc.fmasKept != wantKept || cc.fmasDeleted != wantDeleted)
+      problems.push_back("expected fmas-kept " + std::to_string(wantKept) + " fmas-deleted " +
+                         std::to_string(wantDeleted) + " (" + std::to_string(nnz) +
+                         " nonzero weights x " + std::to_string(opt) +
+                         " outputs per thread)");
+    if (!strictIEEE && cc.zeroFMAsLeft)
+      problems.push_back(std::to_string(cc.zeroFMAsLeft) + " FMAs by a constant 0 survived");
+    bool pass = problems.empty();
+    allPass &= pass;
+
+    llvm::outs() << (pass ? "PASS" : "FAIL") << " conv " << i << ": shape " << s.str()
+                 << " tiling " << cc.tiling.str() << " max-rel-err " << fmt(relErr)
+                 << " fmas-kept " << cc.fmasKept << " fmas-deleted " << cc.fmasDeleted << "\n";
+    if (!pass) {
+      int64_t e = worst;
+      int64_t q = e % s.q, p = (e / s.q) % s.p, k = (e / (s.q * s.p)) % s.k,
+              n = e / (s.q * s.p * s.k);
+      llvm::outs() << "  worst at [" << n << "," << k << "," << p << "," << q << "]: got "
+                   << fmt(out.data()[e]) << " want " << fmt(ref[e]) << " (max|ref| "
+                   << fmt(maxRef) << ")\n";
+      for (const std::string &p : problems)
+        llvm::outs() << "  " << p << "\n";
+    }
+  }
+  llvm::outs().flush();
+  return allPass ? 0 : 1;
+}
