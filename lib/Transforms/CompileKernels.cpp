@@ -31,7 +31,7 @@ using namespace mlir;
 using namespace spconv;
 
 /// Bump whenever the emitted template changes for the same key.
-static constexpr int kTemplateVersion = 5;
+static constexpr int kTemplateVersion = 6;
 static constexpr llvm::StringLiteral kTemplateFunc = "spconv_template";
 
 static std::string templateKey(const ConvShape &shape, const Tiling &tiling,
@@ -134,6 +134,8 @@ struct SpconvCompileKernelsPass
       OwningOpRef<ModuleOp> tmpl = cache.lookup(key, ctx, &stale);
       if (tmpl) {
         ++numCacheHits;
+        if (reportCache)
+          op.emitRemark("template cache hit: ") << key;
       } else {
         if (!stale.empty())
           op.emitWarning("discarding template cache entry ")
@@ -147,6 +149,8 @@ struct SpconvCompileKernelsPass
           return signalPassFailure();
         }
         ++numCacheMisses;
+        if (reportCache)
+          op.emitRemark("template cache miss: ") << key;
         if (std::optional<std::string> err = cache.store(key, *tmpl))
           op.emitWarning("template cache: ") << *err;
       }

@@ -82,6 +82,8 @@ def SpconvCompileKernels : Pass<"spconv-compile-kernels", "::mlir::ModuleOp"> {
            "Template cache directory ('' = default, 'none' = no disk cache)">,
     Option<"strictIEEE", "strict-ieee", "bool", "false",
            "Keep zero-weight FMAs (see spconv-fold-weights)">,
+    Option<"reportCache", "report-cache", "bool", "false",
+           "Emit a remark per conv saying whether its template came from the cache">,
     Option<"blockK", "block-k", "int64_t", "0", "Output channels per thread (0 = heuristic)">,
     Option<"outputsPerThread", "outputs-per-thread", "int64_t", "0",
            "Output columns per thread (0 = heuristic)">,

@@ -38,13 +38,22 @@ gpu::GPUModuleOp spconv::getOrCreateKernelModule(ModuleOp module) {
 /// the FMAs of a staged chunk stay before the barrier that ends the chunk. Without it, LLVM
 /// sinks every FMA into the guarded store blocks at the end of the kernel, keeping every
 /// loaded input value alive across all chunks (thousands of registers, massive spills).
-static void pinAccumulators(OpBuilder &b, Location loc, ArrayRef<Value> accs) {
+///
+/// The asm text is a PTX comment naming the channel block and chunk. It must differ between
+/// cases: MLIR's region simplification (run by convert-gpu-to-nvvm's greedy rewrites) merges
+/// blocks that are identical up to their operands and turns the differing operands (our
+/// weight placeholders) into block arguments, where spconv-fold-weights could not delete
+/// zero products any more.
+static void pinAccumulators(OpBuilder &b, Location loc, ArrayRef<Value> accs, int64_t kb,
+                            int64_t chunk) {
   if (accs.empty())
     return;
   std::string constraints;
   for (size_t i = 0; i < accs.size(); ++i)
     constraints += i ? ",f" : "f";
-  b.create<LLVM::InlineAsmOp>(loc, TypeRange{}, accs, /*asm_string=*/"", constraints,
+  std::string text =
+      "// spconv channel block " + std::to_string(kb) + " chunk " + std::to_string(chunk);
+  b.create<LLVM::InlineAsmOp>(loc, TypeRange{}, accs, text, constraints,
                               /*has_side_effects=*/true, /*is_align_stack=*/false,
                               LLVM::tailcallkind::TailCallKind::None,
                               /*asm_dialect=*/LLVM::AsmDialectAttr(),
@@ -104,7 +113,7 @@ gpu::GPUFuncOp spconv::emitGPUKernel(const ConvShape &shape, const Tiling &tilin
       emitter.emitStage(b, loc, tid, bc, chunk, input, tile);
       b.create<gpu::BarrierOp>(loc);
       emitter.emitChunkFMAs(b, loc, tid, kb, chunk, tile, accs);
-      pinAccumulators(b, loc, accs);
+      pinAccumulators(b, loc, accs, kb, chunk);
     }
     emitter.emitStore(b, loc, tid, bc, kb, accs, output);
     b.create<scf::YieldOp>(loc);
