@@ -72,6 +72,21 @@ __global__ void im2colKernel(const float *__restrict__ x, float *__restrict__ co
   }
 }
 
+__global__ void padInputKernel(const float *__restrict__ x, float *__restrict__ xp, int H,
+                               int W, int Hp, int Wp, int top, int left, int64_t total) {
+  const int64_t HWp = (int64_t)Hp * Wp;
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    int64_t nc = i / HWp;
+    int hw = static_cast<int>(i % HWp);
+    int h = hw / Wp - top, w = hw % Wp - left;
+    float v = 0.0f;
+    if (h >= 0 && h < H && w >= 0 && w < W)
+      v = x[(nc * H + h) * W + w];
+    xp[i] = v;
+  }
+}
+
 struct CompareAccum {
   unsigned maxAbsDiffBits; // non-negative floats order like their bit patterns
   unsigned maxAbsRefBits;
@@ -144,6 +159,13 @@ void biasActivation(float *y, const float *bias, int N, int K, int64_t PQ, bool 
 void im2col(const float *x, float *cols, const Im2colShape &sh, cudaStream_t s) {
   int64_t total = (int64_t)sh.N * sh.C * sh.R * sh.S * sh.P * sh.Q;
   im2colKernel<<<gridFor(total, 256), 256, 0, s>>>(x, cols, sh, total);
+  CUDART_CHECK(cudaGetLastError());
+}
+
+void padInput(const float *x, float *xp, int64_t NC, int H, int W, int Hp, int Wp, int top,
+              int left, cudaStream_t s) {
+  int64_t total = NC * Hp * Wp;
+  padInputKernel<<<gridFor(total, 256), 256, 0, s>>>(x, xp, H, W, Hp, Wp, top, left, total);
   CUDART_CHECK(cudaGetLastError());
 }
 

@@ -2,7 +2,7 @@
 //
 // Small CUDA kernels the benchmark needs around the contenders: seeded random input,
 // NaN poisoning, the bias/ReLU epilogue for the library baselines, im2col for the
-// cuSPARSE baseline, and an on-device error reduction (outputs reach ~1 GB at batch 64,
+// cuSPARSE baseline, explicit zero padding for cuDNN, and an on-device error reduction (outputs reach ~1 GB at batch 64,
 // too much to copy back and compare on the host).
 //
 //===----------------------------------------------------------------------===//
@@ -29,6 +29,10 @@ void biasActivation(float *y, const float *bias, int N, int K, int64_t PQ, bool 
                     cudaStream_t s);
 // cols[n][(c*R + r)*S + s][p*Q + q] = x[n][c][p*sh - pt + r*dh][q*sw - pl + s*dw] (0 outside).
 void im2col(const float *x, float *cols, const Im2colShape &sh, cudaStream_t s);
+// xp[nc][h][w] = x[nc][h - top][w - left] (0 outside x), xp of NC x Hp x Wp: explicit
+// zero padding for the cuDNN baselines when the padding is asymmetric.
+void padInput(const float *x, float *xp, int64_t NC, int H, int W, int Hp, int Wp, int top,
+              int left, cudaStream_t s);
 
 struct CompareResult {
   double maxAbsDiff = 0;   // max |a - ref|

@@ -262,3 +262,12 @@ func.func @result_spatial(%x: tensor<1x1x7x7xf32>) -> tensor<1x1x4x4xf32> {
   %y = spconv.conv2d %x {weights = dense<1.0> : tensor<1x1x3x3xf32>, strides = array<i64: 2, 1>, padding = array<i64: 1, 0, 1, 0>} : tensor<1x1x7x7xf32> -> tensor<1x1x4x4xf32>
   return %y : tensor<1x1x4x4xf32>
 }
+
+// -----
+
+// 2^32 weights: refused before any pass tries to expand them into memory.
+func.func @too_many_weights(%x: tensor<1x65536x1x1xf32>) -> tensor<1x65536x1x1xf32> {
+  // expected-error @+1 {{'weights' has 4294967296 elements; at most 2^27 are supported}}
+  %y = spconv.conv2d %x {weights = dense<1.0> : tensor<65536x65536x1x1xf32>} : tensor<1x65536x1x1xf32> -> tensor<1x65536x1x1xf32>
+  return %y : tensor<1x65536x1x1xf32>
+}

@@ -1,0 +1,1 @@
+"""Python helpers for spconv artifacts (standard library only)."""

@@ -1,0 +1,67 @@
+"""Reads and checks spconv launch sidecars (docs/launch-abi.md).
+
+    python3 -m spconv.launch kernels.json      # prints one line per kernel, exit 1 if invalid
+
+Deployment code can use `load(path)` to get the kernels with their grid, block, shared memory
+and parameter shapes, validated against the ABI, without any MLIR or CUDA dependency.
+"""
+import json
+import sys
+from math import prod
+
+
+class SidecarError(ValueError):
+    pass
+
+
+def _ints(kernel, key, n):
+    v = kernel.get(key)
+    if not (isinstance(v, list) and len(v) == n and all(isinstance(x, int) and x > 0 for x in v)):
+        raise SidecarError("%s: '%s' must be %d positive integers" % (kernel.get("entry"), key, n))
+    return v
+
+
+def check_kernel(k):
+    if not isinstance(k.get("entry"), str) or not k["entry"]:
+        raise SidecarError("kernel without an entry name")
+    grid, block = _ints(k, "grid", 3), _ints(k, "block", 3)
+    if prod(block) > 1024:
+        raise SidecarError("%s: %d threads per block" % (k["entry"], prod(block)))
+    params = k.get("params", [])
+    if [p.get("role") for p in params] != ["input", "output"]:
+        raise SidecarError("%s: params must be (input, output)" % k["entry"])
+    c = k["conv"]
+    if params[0]["shape"] != [c["N"], c["C"], c["H"], c["W"]]:
+        raise SidecarError("%s: input shape does not match conv" % k["entry"])
+    if params[1]["shape"] != [c["N"], c["K"], c["P"], c["Q"]]:
+        raise SidecarError("%s: output shape does not match conv" % k["entry"])
+    if grid[2] != c["N"]:
+        raise SidecarError("%s: grid.z must be the batch" % k["entry"])
+    return k
+
+
+def load(path):
+    with open(path) as f:
+        doc = json.load(f)
+    if doc.get("format") != "spconv-launch" or doc.get("version") != 1:
+        raise SidecarError("not an spconv-launch v1 sidecar")
+    return [check_kernel(k) for k in doc.get("kernels", [])]
+
+
+def main(argv):
+    try:
+        kernels = load(argv[1])
+    except (OSError, ValueError, KeyError) as e:
+        print("error: %s" % e, file=sys.stderr)
+        return 1
+    for k in kernels:
+        c = k["conv"]
+        print("%s grid=%s block=%s shared=%d nnz=%d/%d conv=%dx%dx%dx%d->%dx%dx%dx%d" % (
+            k["entry"], k["grid"], k["block"], k.get("static_shared_bytes", 0),
+            k["weights_nnz"], k["weights_total"], c["N"], c["C"], c["H"], c["W"],
+            c["N"], c["K"], c["P"], c["Q"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
