@@ -59,7 +59,7 @@ static OwningOpRef<ModuleOp> buildTemplate(MLIRContext *ctx, const ConvShape &sh
   return scratch;
 }
 
-/// Copies the template's kernel into `kernels` as `name`, with the globals it uses (its
+/// Moves the template's kernel into `kernels` as `name`, with the globals it uses (its
 /// workgroup buffer) renamed after it so that kernels of one module never share them.
 static LLVM::LLVMFuncOp instantiate(ModuleOp tmpl, gpu::GPUModuleOp kernels,
                                     SymbolTable &symbols, StringRef name) {
@@ -70,11 +70,14 @@ static LLVM::LLVMFuncOp instantiate(ModuleOp tmpl, gpu::GPUModuleOp kernels,
   });
   if (!source)
     return nullptr;
-  auto kernel = cast<LLVM::LLVMFuncOp>(source->clone());
+  // The template module is a throw-away copy (parsed from the cache or just built): move the
+  // kernel out of it instead of cloning a function of up to a million ops.
+  auto *sourceTable = SymbolTable::getNearestSymbolTable(source);
+  source->remove();
+  auto kernel = source;
   kernel.setSymName(name);
   symbols.insert(kernel);
   llvm::StringMap<StringAttr> renamed;
-  auto *sourceTable = SymbolTable::getNearestSymbolTable(source);
   kernel.walk([&](LLVM::AddressOfOp addr) {
     StringRef old = addr.getGlobalName();
     auto it = renamed.find(old);

@@ -1,8 +1,8 @@
 //===- Baselines.h - cuDNN and cuSPARSE contenders --------------*- C++ -*-===//
 //
 // Each contender owns its descriptors and scratch memory, and exposes run(stream),
-// which enqueues the whole computation (conv + bias/ReLU epilogue, and for cuSPARSE
-// the im2col too) so the timer measures what a user of that library would pay.
+// which enqueues the whole computation (conv + bias/ReLU epilogue, for cuSPARSE the
+// im2col, and for cuDNN with asymmetric padding the copy into a zero-padded input) so the timer measures what a user of that library would pay.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SPCONV_BENCH_BASELINES_H
@@ -46,6 +46,10 @@ private:
   size_t wsBytes_ = 0;
   const float *x_, *w_, *bias_;
   float *y_;
+  // Asymmetric padding only: x_ copied into an explicitly zero-padded
+  // N x C x (H+top+bottom) x (W+left+right) buffer, convolved with padding 0.
+  float *xPadded_ = nullptr;
+  int64_t padH_ = 0, padW_ = 0;
 };
 
 class CusparseConv {

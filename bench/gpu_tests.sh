@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# usage: bench/gpu_tests.sh compile OUTDIR    (here: needs the MLIR-built compiler)
+#        bench/gpu_tests.sh run OUTDIR        (on the GPU machine: needs spconv-bench)
+#
+# GPU correctness tests: the shapes of the CPU lit tests (test/Conversion/SpconvToCPU)
+# at sparsities 0, 0.5, 0.9 and 1.0, each verified on the GPU against cuDNN FP32.
+# test/GPU/shapes.test runs a few of them through lit where a machine has both MLIR and a
+# GPU; the project's GPU machine has no MLIR, so there the cases are compiled here first
+# ("compile": OUTDIR/<shape>-p<P>/{kernels.json,kernels.cubin,weights.bin[,bias.bin]}),
+# OUTDIR is copied over, and "run" checks them all.
+#
+# compile: binaries from $SPCONV_BIN (default /work/main/build/bin).
+# run:     spconv-bench from $SPCONV_BENCH (default: build/bin/spconv-bench, then
+#          build-bench/bin/spconv-bench, next to this script's repository). Prints
+#          "PASS|FAIL <case> max_rel_err=..." per case, writes OUTDIR/<case>.json and the
+#          summary OUTDIR/gpu-tests.txt, exits 1 if any case failed (2: usage/setup).
+set -u
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+[ $# -eq 2 ] || { sed -n '2,16p' "$0"; exit 2; }
+mode="$1"; out="$2"
+
+# name|spconv-gen-conv shape flags (the same shapes as the CPU lit tests)
+shapes=(
+  "1x1|--shape 1,4,8,8,6,1,1"
+  "3x3|--shape 1,3,10,10,8,3,3 --pad 1,1,1,1"
+  "5x5|--shape 1,4,12,12,5,5,5 --pad 2,2,2,2"
+  "11x11-stride4|--shape 1,3,23,23,8,11,11 --stride 4,4 --pad 2,2,2,2"
+  "stride2|--shape 1,5,15,14,7,3,3 --stride 2,2 --pad 1,1,1,1"
+  "asym-pad|--shape 1,4,9,11,6,3,3 --pad 0,2,1,0"
+  "c1|--shape 1,1,12,12,8,5,5"
+  "k13|--shape 1,6,8,8,13,3,3 --pad 1,1,1,1"
+  "odd-hw|--shape 1,3,13,17,4,3,3"
+  "dilation2|--shape 1,4,16,16,8,3,3 --dilation 2,2 --pad 2,2,2,2"
+  "bias-relu|--shape 1,8,10,10,8,3,3 --pad 1,1,1,1 --bias --relu"
+  "batch3|--shape 3,4,9,9,6,3,3 --pad 1,1,1,1 --bias --relu"
+)
+sparsities=(0 0.5 0.9 1.0)
+
+compile() {
+  local bin="${SPCONV_BIN:-/work/main/build/bin}"
+  for tool in spconv-gen-conv spconv-translate; do
+    [ -x "$bin/$tool" ] || { echo "gpu_tests.sh: no $bin/$tool (set SPCONV_BIN)" >&2; exit 2; }
+  done
+  mkdir -p "$out"
+  local status=0 n=0 entry name flags p cdir
+  for entry in "${shapes[@]}"; do
+    name="${entry%%|*}"; flags="${entry#*|}"
+    for p in "${sparsities[@]}"; do
+      cdir="$out/$name-p$p"
+      rm -rf "$cdir"
+      # shellcheck disable=SC2086
+      if "$bin/spconv-gen-conv" $flags --sparsity "$p" --seed 1 -o "$cdir" >/dev/null &&
+         "$bin/spconv-translate" --spconv-compile "$cdir/conv.mlir" --cache-dir=none \
+           --artifact-prefix="$cdir/kernels" -o "$cdir/kernels.json" &&
+         [ -f "$cdir/kernels.cubin" ] && [ -f "$cdir/kernels.json" ] && [ -f "$cdir/weights.bin" ]
+      then
+        rm -f "$cdir/conv.mlir" "$cdir/kernels.ptx"
+        n=$((n + 1))
+      else
+        echo "gpu_tests.sh: compiling $name-p$p failed" >&2
+        status=1
+      fi
+    done
+  done
+  echo "gpu_tests.sh: compiled $n cases into $out"
+  exit $status
+}
+
+run() {
+  local bench="${SPCONV_BENCH:-}" cand
+  for cand in "$root/build/bin/spconv-bench" "$root/build-bench/bin/spconv-bench"; do
+    [ -z "$bench" ] && [ -x "$cand" ] && bench="$cand"
+  done
+  if [ -z "$bench" ] || [ ! -x "$bench" ]; then
+    echo "gpu_tests.sh: no spconv-bench (set SPCONV_BENCH)" >&2; exit 2
+  fi
+  [ -d "$out" ] || { echo "gpu_tests.sh: no $out (run 'compile' first)" >&2; exit 2; }
+  local summary="$out/gpu-tests.txt" status=0 pass=0 fail=0 dir cname args line rc entry p
+  : > "$summary.tmp"
+  for entry in "${shapes[@]}"; do
+    for p in "${sparsities[@]}"; do
+      cname="${entry%%|*}-p$p"
+      dir="$out/$cname"
+      if [ ! -f "$dir/kernels.json" ]; then
+        line="FAIL $cname max_rel_err=- (not compiled: no $dir/kernels.json)"
+      else
+        args=(--launch "$dir/kernels.json" --module "$dir/kernels.cubin"
+              --weights "$dir/weights.bin" --out "$out/$cname.json"
+              --no-cusparse --no-tf32 --batches 5 --target-ms 2)
+        [ -f "$dir/bias.bin" ] && args+=(--bias "$dir/bias.bin")
+        rm -f "$out/$cname.json"
+        timeout "${SPCONV_CASE_TIMEOUT:-300}" "$bench" "${args[@]}" > "$out/$cname.log" 2>&1
+        rc=$?
+        line="$(python3 - "$out/$cname.json" "$cname" "$rc" <<'PY'
+import json, sys
+path, case, rc = sys.argv[1], sys.argv[2], int(sys.argv[3])
+try:
+    r = json.load(open(path))
+except Exception as e:
+    print("FAIL %s max_rel_err=- (exit %d, no result JSON: %s)" % (case, rc, type(e).__name__))
+    sys.exit(0)
+err = r.get("max_rel_err")
+err = "%.3e" % err if isinstance(err, (int, float)) else "-"
+ok = rc == 0 and r.get("status") == "ok"
+why = "" if ok else " (exit %d, status %s: %s)" % (rc, r.get("status"), str(r.get("error", ""))[:200])
+print("%s %s max_rel_err=%s%s" % ("PASS" if ok else "FAIL", case, err, why))
+PY
+)"
+      fi
+      echo "$line"
+      echo "$line" >> "$summary.tmp"
+      case "$line" in
+        PASS*) pass=$((pass + 1)) ;;
+        *) fail=$((fail + 1)); status=1 ;;
+      esac
+    done
+  done
+  { echo "gpu_tests.sh: $pass passed, $fail failed ($(date -u +%Y-%m-%dT%H:%M:%SZ), $bench)"
+    cat "$summary.tmp"; } > "$summary"
+  rm -f "$summary.tmp"
+  echo "gpu_tests.sh: $pass passed, $fail failed; summary in $summary"
+  exit $status
+}
+
+case "$mode" in
+  compile) compile ;;
+  run) run ;;
+  *) sed -n '2,16p' "$0"; exit 2 ;;
+esac
