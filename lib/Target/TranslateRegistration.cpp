@@ -107,6 +107,47 @@ LogicalResult writeFile(Location loc, StringRef path, StringRef bytes) {
   return success();
 }
 
+/// Wraps a translation of a builtin.module (the only op spconv's translations accept).
+std::function<LogicalResult(Operation *, llvm::raw_ostream &)>
+onModule(LogicalResult (*fn)(ModuleOp, llvm::raw_ostream &)) {
+  return [fn](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
+    auto module = dyn_cast<ModuleOp>(op);
+    if (!module)
+      return op->emitError("expected a builtin.module");
+    return fn(module, os);
+  };
+}
+
+LogicalResult translateToPtx(ModuleOp module, llvm::raw_ostream &os) {
+  FailureOr<std::string> ptx = emitPTX(module, flags->options());
+  if (failed(ptx))
+    return failure();
+  os << *ptx;
+  return success();
+}
+
+LogicalResult translateToCubin(ModuleOp module, llvm::raw_ostream &os) {
+  FailureOr<std::string> ptx = emitPTX(module, flags->options());
+  if (failed(ptx))
+    return failure();
+  FailureOr<std::string> cubin = assembleCubin(module.getLoc(), *ptx, flags->options());
+  if (failed(cubin))
+    return failure();
+  os << *cubin;
+  return success();
+}
+
+LogicalResult translateToLaunchJson(ModuleOp module, llvm::raw_ostream &os) {
+  // Compile if needed so the sidecar describes the kernels the PTX would hold.
+  if (failed(emitPTX(module, flags->options())))
+    return failure();
+  FailureOr<llvm::json::Object> json = launchSidecar(module, flags->options(), "", "", nullptr);
+  if (failed(json))
+    return failure();
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(*json))) << "\n";
+  return success();
+}
+
 LogicalResult compileAll(ModuleOp module, llvm::raw_ostream &os) {
   ArtifactOptions options = flags->options();
   CompileTimes times;
@@ -132,60 +173,17 @@ LogicalResult compileAll(ModuleOp module, llvm::raw_ostream &os) {
 
 void spconv::registerSpconvTranslations() {
   *flags; // register the flags with the command line before it is parsed
-  TranslateFromMLIRRegistration toPtx(
-      "spconv-to-ptx", "compile spconv.conv2d ops to PTX (NVPTX backend)",
-      [](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
-        auto module = dyn_cast<ModuleOp>(op);
-        if (!module)
-          return op->emitError("expected a builtin.module");
-        FailureOr<std::string> ptx = emitPTX(module, flags->options());
-        if (failed(ptx))
-          return failure();
-        os << *ptx;
-        return success();
-      },
-      registerSpconvToolDialects);
+  TranslateFromMLIRRegistration toPtx("spconv-to-ptx",
+                                      "compile spconv.conv2d ops to PTX (NVPTX backend)",
+                                      onModule(translateToPtx), registerSpconvToolDialects);
   TranslateFromMLIRRegistration toCubin(
       "spconv-to-cubin", "compile spconv.conv2d ops to a cubin (NVPTX backend + ptxas)",
-      [](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
-        auto module = dyn_cast<ModuleOp>(op);
-        if (!module)
-          return op->emitError("expected a builtin.module");
-        FailureOr<std::string> ptx = emitPTX(module, flags->options());
-        if (failed(ptx))
-          return failure();
-        FailureOr<std::string> cubin = assembleCubin(op->getLoc(), *ptx, flags->options());
-        if (failed(cubin))
-          return failure();
-        os << *cubin;
-        return success();
-      },
-      registerSpconvToolDialects);
+      onModule(translateToCubin), registerSpconvToolDialects);
   TranslateFromMLIRRegistration toJson(
       "spconv-to-launch-json", "compile spconv.conv2d ops and print the launch sidecar",
-      [](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
-        auto module = dyn_cast<ModuleOp>(op);
-        if (!module)
-          return op->emitError("expected a builtin.module");
-        // Compile if needed so the sidecar describes the kernels the PTX would hold.
-        if (failed(emitPTX(module, flags->options())))
-          return failure();
-        FailureOr<llvm::json::Object> json =
-            launchSidecar(module, flags->options(), "", "", nullptr);
-        if (failed(json))
-          return failure();
-        os << llvm::formatv("{0:2}", llvm::json::Value(std::move(*json))) << "\n";
-        return success();
-      },
-      registerSpconvToolDialects);
+      onModule(translateToLaunchJson), registerSpconvToolDialects);
   TranslateFromMLIRRegistration compile(
       "spconv-compile",
       "compile spconv.conv2d ops to <prefix>.ptx and <prefix>.cubin and print the sidecar",
-      [](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
-        auto module = dyn_cast<ModuleOp>(op);
-        if (!module)
-          return op->emitError("expected a builtin.module");
-        return compileAll(module, os);
-      },
-      registerSpconvToolDialects);
+      onModule(compileAll), registerSpconvToolDialects);
 }

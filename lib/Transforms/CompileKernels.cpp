@@ -109,11 +109,7 @@ struct SpconvCompileKernelsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
-    SmallVector<Conv2DOp> convs;
-    module.walk([&](Conv2DOp op) {
-      if (!op->hasAttr(kKernelAttr))
-        convs.push_back(op);
-    });
+    SmallVector<Conv2DOp> convs = collectUncompiledConvs(module);
     if (convs.empty())
       return;
 
@@ -158,10 +154,7 @@ struct SpconvCompileKernelsPass
           op.emitWarning("template cache: ") << *err;
       }
 
-      std::string name;
-      do
-        name = "spconv_conv2d_" + std::to_string(nextIndex++);
-      while (symbols.lookup(name));
+      std::string name = nextKernelName(symbols, nextIndex);
       LLVM::LLVMFuncOp kernel = instantiate(*tmpl, kernels, symbols, name);
       if (!kernel) {
         op.emitError("template has no kernel '") << kTemplateFunc << "'";

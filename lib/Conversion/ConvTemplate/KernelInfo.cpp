@@ -54,3 +54,20 @@ void spconv::addWeightsEntry(Operation *symbolTable, StringRef kernel, Conv2DOp 
   all.set(kernel, b.getDictionaryAttr(entry));
   symbolTable->setAttr(kWeightsAttr, all.getDictionary(op.getContext()));
 }
+
+SmallVector<Conv2DOp> spconv::collectUncompiledConvs(Operation *root) {
+  SmallVector<Conv2DOp> convs;
+  root->walk([&](Conv2DOp op) {
+    if (!op->hasAttr(kKernelAttr))
+      convs.push_back(op);
+  });
+  return convs;
+}
+
+std::string spconv::nextKernelName(SymbolTable &symbols, int64_t &next) {
+  std::string name;
+  do
+    name = "spconv_conv2d_" + std::to_string(next++);
+  while (symbols.lookup(name));
+  return name;
+}

@@ -105,11 +105,7 @@ struct ConvertSpconvToCPUPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<Conv2DOp> convs;
-    module.walk([&](Conv2DOp op) {
-      if (!op->hasAttr(kKernelAttr))
-        convs.push_back(op);
-    });
+    SmallVector<Conv2DOp> convs = collectUncompiledConvs(module);
     Tiling requested{blockK, outputsPerThread, tileP, threadsQ, chunkC};
     SymbolTable symbols(module);
     int64_t nextIndex = 0;
@@ -118,10 +114,7 @@ struct ConvertSpconvToCPUPass
         return signalPassFailure();
       ConvShape shape = ConvShape::fromOp(op);
       Tiling tiling = chooseTiling(shape, requested);
-      std::string name;
-      do
-        name = "spconv_conv2d_" + std::to_string(nextIndex++);
-      while (symbols.lookup(name));
+      std::string name = nextKernelName(symbols, nextIndex);
       func::FuncOp func = emitCPUKernel(shape, tiling, module, name, op.getLoc());
       symbols.insert(func);
       op->setAttr(kKernelAttr, FlatSymbolRefAttr::get(func.getSymNameAttr()));

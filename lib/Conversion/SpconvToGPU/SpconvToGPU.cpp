@@ -128,11 +128,7 @@ struct ConvertSpconvToGPUPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<Conv2DOp> convs;
-    module.walk([&](Conv2DOp op) {
-      if (!op->hasAttr(kKernelAttr))
-        convs.push_back(op);
-    });
+    SmallVector<Conv2DOp> convs = collectUncompiledConvs(module);
     if (convs.empty())
       return;
     Tiling requested{blockK, outputsPerThread, tileP, threadsQ, chunkC};
@@ -144,10 +140,7 @@ struct ConvertSpconvToGPUPass
         return signalPassFailure();
       ConvShape shape = ConvShape::fromOp(op);
       Tiling tiling = chooseTiling(shape, requested);
-      std::string name;
-      do
-        name = "spconv_conv2d_" + std::to_string(nextIndex++);
-      while (symbols.lookup(name));
+      std::string name = nextKernelName(symbols, nextIndex);
       gpu::GPUFuncOp func = emitGPUKernel(shape, tiling, gpuModule, name, op.getLoc());
       symbols.insert(func);
       op->setAttr(kKernelAttr, SymbolRefAttr::get(gpuModule.getSymNameAttr(),

@@ -9,11 +9,15 @@
 #define SPCONV_CONVERSION_CONVTEMPLATE_KERNELINFO_H
 
 #include "spconv/Conversion/ConvTemplate/ConvShape.h"
+#include "spconv/Dialect/Spconv/IR/SpconvOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/SmallVector.h"
 
 namespace spconv {
+class Conv2DOp;
 /// On a conv op: SymbolRefAttr of its kernel.
 constexpr llvm::StringLiteral kKernelAttr = "spconv.kernel";
 /// On a conv op: DictionaryAttr {grid, block, shared_bytes, tiling, ...} (docs/launch-abi.md).
@@ -26,7 +30,11 @@ constexpr llvm::StringLiteral kKernelModuleName = "spconv_kernels";
 mlir::DictionaryAttr makeLaunchAttr(mlir::MLIRContext *ctx, const ConvShape &shape,
                                     const Tiling &tiling);
 /// Records that `kernel` in `symbolTable` computes `op`, whose weights it must get folded.
-void addWeightsEntry(mlir::Operation *symbolTable, llvm::StringRef kernel, class Conv2DOp op);
+void addWeightsEntry(mlir::Operation *symbolTable, llvm::StringRef kernel, Conv2DOp op);
+/// The convs under `root` that no lowering has tagged with a kernel yet, in walk order.
+llvm::SmallVector<Conv2DOp> collectUncompiledConvs(mlir::Operation *root);
+/// The next free `spconv_conv2d_<i>` in `symbols`, starting the search at `next`.
+std::string nextKernelName(mlir::SymbolTable &symbols, int64_t &next);
 /// Reads the tiling back from a launch attribute.
 Tiling tilingFromLaunchAttr(mlir::DictionaryAttr launch);
 } // namespace spconv
