@@ -31,7 +31,7 @@ using namespace mlir;
 using namespace spconv;
 
 /// Bump whenever the emitted template changes for the same key.
-static constexpr int kTemplateVersion = 6;
+static constexpr int kTemplateVersion = 7;
 static constexpr llvm::StringLiteral kTemplateFunc = "spconv_template";
 
 static std::string templateKey(const ConvShape &shape, const Tiling &tiling,

@@ -120,6 +120,7 @@ FailureOr<FoldCounts> spconv::foldWeightsInto(Operation *kernel, ElementsAttr we
   Builder attrs(kernel->getContext());
   kernel->setAttr("spconv.fmas_kept", attrs.getI64IntegerAttr(counts.kept));
   kernel->setAttr("spconv.fmas_deleted", attrs.getI64IntegerAttr(counts.deleted));
+  kernel->removeAttr(kTemplateAttr);
   return counts;
 }
 
@@ -160,6 +161,25 @@ struct SpconvFoldWeightsPass
       // Folded: the weights live in the code now.
       table->removeAttr(kWeightsAttr);
     }
+    // A template nobody gave weights to would compute with placeholder values. (Wrappers
+    // that inherit the marker, such as _mlir_ciface_ functions, hold no placeholders.)
+    WalkResult unfolded = getOperation()->walk([&](Operation *op) {
+      if (!op->hasAttr(kTemplateAttr))
+        return WalkResult::advance();
+      op->removeAttr(kTemplateAttr);
+      WalkResult hasPlaceholder = op->walk([](LLVM::ConstantOp c) {
+        std::optional<float> v = getF32Constant(c);
+        return v && placeholder::decodeWeight(*v) ? WalkResult::interrupt()
+                                                  : WalkResult::advance();
+      });
+      if (!hasPlaceholder.wasInterrupted())
+        return WalkResult::advance();
+      op->emitError("kernel still holds placeholder weights: no '")
+          << kWeightsAttr << "' entry names it";
+      return WalkResult::interrupt();
+    });
+    if (unfolded.wasInterrupted())
+      signalPassFailure();
   }
 };
 } // namespace

@@ -5,7 +5,7 @@
 include "mlir/Pass/PassBase.td"
 
 // Tiling options shared by the GPU and CPU template lowerings; 0 picks the heuristic value
-// (docs/tiling.md).
+// (docs/design.md, "Tiling heuristic").
 defvar SpconvTilingOptions = [
   Option<"blockK", "block-k", "int64_t", "0", "Output channels per thread (0 = heuristic)">,
   Option<"outputsPerThread", "outputs-per-thread", "int64_t", "0",

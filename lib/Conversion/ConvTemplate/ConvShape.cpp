@@ -72,7 +72,7 @@ KernelGeometry::KernelGeometry(const ConvShape &sh, const Tiling &t) {
   block[1] = block[2] = 1;
 }
 
-// The heuristic (docs/tiling.md):
+// The heuristic (docs/design.md, "Tiling heuristic"):
 //  - a warp spans consecutive output columns so global stores coalesce and shared loads hit
 //    distinct banks (threads of a warp read consecutive words at stride 1);
 //  - one output column per thread: the template holds K*C*R*S*outputsPerThread FMAs, so this

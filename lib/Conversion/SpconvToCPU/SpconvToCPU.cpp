@@ -51,6 +51,7 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   auto func = b.create<func::FuncOp>(loc, name, b.getFunctionType({inType, outType}, {}));
   func->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+  func->setAttr(kTemplateAttr, b.getUnitAttr());
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
   Value input = entry->getArgument(0), output = entry->getArgument(1);

@@ -77,6 +77,7 @@ gpu::GPUFuncOp spconv::emitGPUKernel(const ConvShape &shape, const Tiling &tilin
   auto func = b.create<gpu::GPUFuncOp>(loc, name, b.getFunctionType({inType, outType}, {}),
                                        TypeRange{tileType}, TypeRange{});
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func->setAttr(kTemplateAttr, b.getUnitAttr());
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
       {int32_t(g.block[0]), int32_t(g.block[1]), int32_t(g.block[2])}));
   func.setKnownGridSizeAttr(

@@ -56,7 +56,7 @@ struct KernelGeometry {
   KernelGeometry(const ConvShape &shape, const Tiling &tiling);
 };
 
-/// Fills every zero field of `requested` with the heuristic's choice (docs/tiling.md) and
+/// Fills every zero field of `requested` with the heuristic's choice (docs/design.md, "Tiling heuristic") and
 /// clamps the rest to the shape.
 Tiling chooseTiling(const ConvShape &shape, Tiling requested);
 

@@ -24,6 +24,8 @@ constexpr llvm::StringLiteral kKernelAttr = "spconv.kernel";
 constexpr llvm::StringLiteral kLaunchAttr = "spconv.launch";
 /// On a symbol table: DictionaryAttr {kernel name -> {weights, bias?}}.
 constexpr llvm::StringLiteral kWeightsAttr = "spconv.weights";
+/// On a kernel: it still holds placeholder weights (removed once folded).
+constexpr llvm::StringLiteral kTemplateAttr = "spconv.template";
 /// Name of the gpu.module that holds every kernel of a module.
 constexpr llvm::StringLiteral kKernelModuleName = "spconv_kernels";
 
