@@ -37,11 +37,11 @@ FailureOr<std::string> spconv::emitPTX(ModuleOp module, const ArtifactOptions &o
     compile.strictIEEE = options.strictIEEE;
     compile.optLevel = options.llvmOptLevel;
     compile.minBlocksPerSM = options.minBlocksPerSM;
-    compile.blockK = options.blockK;
-    compile.outputsPerThread = options.outputsPerThread;
-    compile.tileP = options.tileP;
-    compile.threadsQ = options.threadsQ;
-    compile.chunkC = options.chunkC;
+    compile.blockK = options.tiling.blockK;
+    compile.outputsPerThread = options.tiling.outputsPerThread;
+    compile.tileP = options.tiling.tileP;
+    compile.threadsQ = options.tiling.threadsQ;
+    compile.chunkC = options.tiling.chunkC;
     pm.addPass(createSpconvCompileKernels(compile));
     if (failed(pm.run(module)))
       return failure();

@@ -87,11 +87,7 @@ struct TranslateFlags {
     o.llvmOptLevel = llvmOptLevel;
     o.ptxasOptLevel = ptxasOptLevel;
     o.minBlocksPerSM = minBlocksPerSM;
-    o.blockK = blockK;
-    o.outputsPerThread = outputsPerThread;
-    o.tileP = tileP;
-    o.threadsQ = threadsQ;
-    o.chunkC = chunkC;
+    o.tiling = Tiling{blockK, outputsPerThread, tileP, threadsQ, chunkC};
     return o;
   }
 };

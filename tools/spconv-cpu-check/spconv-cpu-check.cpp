@@ -21,6 +21,7 @@
 // (kept = all, deleted = 0 with --strict-ieee), and no FMA by a constant 0 survives.
 //
 //===----------------------------------------------------------------------===//
+#include "llvm/ADT/bit.h"
 #include "spconv/Conversion/ConvTemplate/ConvShape.h"
 #include "spconv/Conversion/ConvTemplate/KernelInfo.h"
 #include "spconv/Conversion/Passes.h"
@@ -122,16 +123,8 @@ struct ConvCase {
 /// The poison: a quiet NaN with a payload arithmetic never produces, so an unwritten output
 /// is told apart from a NaN the kernel computed (from a NaN or Inf weight, say).
 constexpr uint32_t kPoisonBits = 0x7FE5A5A5u;
-static float poison() {
-  float f;
-  std::memcpy(&f, &kPoisonBits, sizeof f);
-  return f;
-}
-static bool isPoison(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, sizeof b);
-  return b == kPoisonBits;
-}
+static float poison() { return llvm::bit_cast<float>(kPoisonBits); }
+static bool isPoison(float f) { return llvm::bit_cast<uint32_t>(f) == kPoisonBits; }
 
 /// A buffer with poisoned guard zones on both sides of the data.
 struct GuardedBuffer {

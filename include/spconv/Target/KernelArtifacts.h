@@ -8,6 +8,8 @@
 #ifndef SPCONV_TARGET_KERNELARTIFACTS_H
 #define SPCONV_TARGET_KERNELARTIFACTS_H
 
+#include "spconv/Conversion/ConvTemplate/ConvShape.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/JSON.h"
 
@@ -22,8 +24,7 @@ struct ArtifactOptions {
   std::string ptxasOptLevel = "3";
   int llvmOptLevel = 3;
   int64_t minBlocksPerSM = 4;  // see spconv-compile-kernels
-  // Tiling overrides (0 = heuristic), see spconv-compile-kernels.
-  int64_t blockK = 0, outputsPerThread = 0, tileP = 0, threadsQ = 0, chunkC = 0;       // LLVM -O level of the NVVM target (opt pipeline + NVPTX)
+  Tiling tiling;               // overrides; 0 fields = heuristic (see chooseTiling)       // LLVM -O level of the NVVM target (opt pipeline + NVPTX)
 };
 
 /// Seconds spent in each phase, reported in the sidecar.
