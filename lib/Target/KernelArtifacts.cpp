@@ -1,5 +1,6 @@
 //===- KernelArtifacts.cpp - PTX through NVPTX, cubin through ptxas -------===//
 #include "spconv/Target/KernelArtifacts.h"
+#include "spconv/Target/PtxKernels.h"
 #include "spconv/Conversion/ConvTemplate/KernelInfo.h"
 #include "spconv/Dialect/Spconv/IR/SpconvOps.h"
 #include "spconv/Transforms/Passes.h"
@@ -25,8 +26,29 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 }
 } // namespace
 
-FailureOr<std::string> spconv::emitPTX(ModuleOp module, const ArtifactOptions &options,
-                                       CompileTimes *times) {
+FailureOr<std::string> spconv::serializeToPTX(gpu::GPUModuleOp kernels) {
+  MLIRContext *ctx = kernels.getContext();
+  // Serialise a copy so the caller's module keeps its NVVM IR (for the sidecar and for
+  // inspection).
+  OwningOpRef<ModuleOp> holder = ModuleOp::create(kernels.getLoc());
+  holder->getBody()->push_back(kernels->clone());
+  (*holder)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(ctx));
+  PassManager pm(ctx);
+  GpuModuleToBinaryPassOptions toBinary;
+  toBinary.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(toBinary));
+  if (failed(pm.run(*holder)))
+    return failure();
+  auto binary = holder->lookupSymbol<gpu::BinaryOp>(kernels.getSymName());
+  if (!binary || binary.getObjects().empty())
+    return kernels.emitError("gpu-module-to-binary produced no object");
+  return cast<gpu::ObjectAttr>(binary.getObjects()[0]).getObject().getValue().str();
+}
+
+/// The LLVM-level fold: spconv-compile-kernels, then NVPTX on the folded kernels.
+static FailureOr<std::string> emitPTXFoldedInLLVM(ModuleOp module,
+                                                  const ArtifactOptions &options,
+                                                  CompileTimes *times) {
   MLIRContext *ctx = module.getContext();
   auto start = std::chrono::steady_clock::now();
   {
@@ -53,24 +75,18 @@ FailureOr<std::string> spconv::emitPTX(ModuleOp module, const ArtifactOptions &o
   if (!kernels)
     return module.emitError("no spconv.conv2d to compile (no gpu.module @")
            << kKernelModuleName << ")";
-  // Serialise a copy so the module keeps its NVVM IR (for the sidecar and for inspection).
   start = std::chrono::steady_clock::now();
-  OwningOpRef<ModuleOp> holder = ModuleOp::create(module.getLoc());
-  holder->getBody()->push_back(kernels->clone());
-  (*holder)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(ctx));
-  PassManager pm(ctx);
-  GpuModuleToBinaryPassOptions toBinary;
-  toBinary.compilationTarget = "isa";
-  pm.addPass(createGpuModuleToBinaryPass(toBinary));
-  if (failed(pm.run(*holder)))
-    return failure();
-  auto binary = holder->lookupSymbol<gpu::BinaryOp>(kKernelModuleName);
-  if (!binary || binary.getObjects().empty())
-    return module.emitError("gpu-module-to-binary produced no object");
-  auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
+  FailureOr<std::string> ptx = serializeToPTX(kernels);
   if (times)
     times->nvptx = secondsSince(start);
-  return object.getObject().getValue().str();
+  return ptx;
+}
+
+FailureOr<std::string> spconv::emitPTX(ModuleOp module, const ArtifactOptions &options,
+                                       CompileTimes *times) {
+  if (options.foldAt == FoldLevel::LLVM)
+    return emitPTXFoldedInLLVM(module, options, times);
+  return emitPTXFoldedInPTX(module, options, times);
 }
 
 /// ptxas from the option, $SPCONV_PTXAS, $CUDA_PATH/bin, $CUDA_HOME/bin, /usr/local/cuda/bin.

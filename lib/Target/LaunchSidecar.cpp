@@ -14,6 +14,13 @@ static llvm::json::Array toJson(ArrayRef<int64_t> values) {
   return a;
 }
 
+/// An integer attribute of `op`, or null when the compile did not record it.
+static llvm::json::Value intAttr(Operation *op, StringRef name) {
+  if (auto a = op->getAttrOfType<IntegerAttr>(name))
+    return a.getInt();
+  return nullptr;
+}
+
 FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
                                                     const ArtifactOptions &options,
                                                     StringRef ptxFile, StringRef cubinFile,
@@ -75,6 +82,8 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
                             {"activation", s.relu ? "relu" : "none"},
                             {"has_bias", s.hasBias}}},
         {"weights_nnz", nnz},
+        {"fmas_kept", intAttr(op, "spconv.fmas_kept")},
+        {"fmas_deleted", intAttr(op, "spconv.fmas_deleted")},
         {"weights_total", s.numWeights()},
         {"tiling", llvm::json::Object{{"block_k", t.blockK},
                                       {"outputs_per_thread", t.outputsPerThread},
@@ -95,9 +104,13 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
     root["ptx"] = ptxFile.str();
   if (!cubinFile.empty())
     root["cubin"] = cubinFile.str();
-  if (times)
+  root["fold_at"] = options.foldAt == FoldLevel::PTX ? "ptx" : "llvm";
+  if (times) {
     root["compile_seconds"] = llvm::json::Object{{"lower_and_fold", times->lowerAndFold},
                                                  {"nvptx", times->nvptx},
                                                  {"ptxas", times->ptxas}};
+    root["template_cache"] =
+        llvm::json::Object{{"hits", times->cacheHits}, {"misses", times->cacheMisses}};
+  }
   return root;
 }

@@ -48,6 +48,15 @@ struct TranslateFlags {
   llvm::cl::opt<bool> strictIEEE{
       "strict-ieee", llvm::cl::desc("Keep zero-weight FMAs so NaN/Inf inputs propagate"),
       llvm::cl::init(false)};
+  llvm::cl::opt<FoldLevel> foldAt{
+      "fold-at", llvm::cl::desc("Where weights are folded into the code"),
+      llvm::cl::values(
+          clEnumValN(FoldLevel::PTX, "ptx",
+                     "into the cached PTX of a one-channel-block template (default; a "
+                     "cache hit runs neither the lowering nor NVPTX)"),
+          clEnumValN(FoldLevel::LLVM, "llvm",
+                     "in LLVM IR (spconv-compile-kernels), then NVPTX on every compile")),
+      llvm::cl::init(FoldLevel::PTX)};
   llvm::cl::opt<std::string> ptxasPath{
       "ptxas-path", llvm::cl::desc("ptxas to assemble cubins with (default: $SPCONV_PTXAS, "
                                    "$CUDA_PATH/bin/ptxas, /usr/local/cuda/bin/ptxas)"),
@@ -83,6 +92,7 @@ struct TranslateFlags {
     o.chip = chip;
     o.cacheDir = cacheDir;
     o.strictIEEE = strictIEEE;
+    o.foldAt = foldAt;
     o.ptxasPath = ptxasPath;
     o.llvmOptLevel = llvmOptLevel;
     o.ptxasOptLevel = ptxasOptLevel;

@@ -9,18 +9,14 @@
 #include "spconv/Conversion/ConvTemplate/KernelInfo.h"
 #include "spconv/Conversion/SpconvToGPU/SpconvToGPU.h"
 #include "spconv/Dialect/Spconv/IR/SpconvOps.h"
+#include "spconv/Transforms/BuildTemplate.h"
 #include "spconv/Transforms/FoldWeights.h"
 #include "spconv/Transforms/LoweringInterfaces.h"
 #include "spconv/Transforms/Passes.h"
 #include "spconv/Transforms/TemplateCache.h"
 
-#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
-#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
-#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/Pass/PassManager.h"
-#include "llvm/Config/llvm-config.h"
 
 namespace spconv {
 #define GEN_PASS_DEF_SPCONVCOMPILEKERNELS
@@ -30,34 +26,7 @@ namespace spconv {
 using namespace mlir;
 using namespace spconv;
 
-/// Bump whenever the emitted template changes for the same key.
-static constexpr int kTemplateVersion = 7;
 static constexpr llvm::StringLiteral kTemplateFunc = "spconv_template";
-
-static std::string templateKey(const ConvShape &shape, const Tiling &tiling,
-                               StringRef chip) {
-  return "spconv-template;v" + std::to_string(kTemplateVersion) + ";llvm" +
-         LLVM_VERSION_STRING + ";" + chip.str() + ";" + shape.str() + ";" + tiling.str();
-}
-
-/// Lowers a fresh template to NVVM-dialect LLVM IR in a scratch module.
-static OwningOpRef<ModuleOp> buildTemplate(MLIRContext *ctx, const ConvShape &shape,
-                                           const Tiling &tiling, Location loc) {
-  OwningOpRef<ModuleOp> scratch = ModuleOp::create(loc);
-  gpu::GPUModuleOp gpuModule = getOrCreateKernelModule(*scratch);
-  emitGPUKernel(shape, tiling, gpuModule, kTemplateFunc, loc);
-  PassManager pm(ctx);
-  OpPassManager &gpm = pm.nest<gpu::GPUModuleOp>();
-  gpm.addPass(createSCFToControlFlowPass());
-  ConvertGpuOpsToNVVMOpsOptions nvvm;
-  nvvm.indexBitwidth = 32; // every index of a verified conv fits in 32 bits
-  nvvm.useBarePtrCallConv = true;
-  gpm.addPass(createConvertGpuOpsToNVVMOps(nvvm));
-  gpm.addPass(createReconcileUnrealizedCastsPass());
-  if (failed(pm.run(*scratch)))
-    return nullptr;
-  return scratch;
-}
 
 /// Moves the template's kernel into `kernels` as `name`, with the globals it uses (its
 /// workgroup buffer) renamed after it so that kernels of one module never share them.
@@ -127,7 +96,7 @@ struct SpconvCompileKernelsPass
         return signalPassFailure();
       ConvShape shape = ConvShape::fromOp(op);
       Tiling tiling = chooseTiling(shape, requested);
-      std::string key = templateKey(shape, tiling, chip);
+      std::string key = templateKey("nvvm", shape, tiling, chip);
 
       std::string stale;
       OwningOpRef<ModuleOp> tmpl = cache.lookup(key, ctx, &stale);
@@ -141,8 +110,9 @@ struct SpconvCompileKernelsPass
               << cache.entryPath(key) << ": " << stale;
         // The template is shared by every conv of this shape, across files: it gets a
         // location of its own, never the first user's.
-        tmpl = buildTemplate(ctx, shape, tiling,
-                             NameLoc::get(StringAttr::get(ctx, "spconv.template")));
+        tmpl = buildNVVMTemplate(ctx, shape, tiling, KernelForm::AllChannelBlocks,
+                                 kTemplateFunc,
+                                 NameLoc::get(StringAttr::get(ctx, "spconv.template")));
         if (!tmpl) {
           op.emitError("lowering the template to NVVM failed");
           return signalPassFailure();

@@ -58,6 +58,11 @@ static int64_t eraseWithDeadProducers(Operation *op) {
 FailureOr<FoldCounts> spconv::foldWeightsInto(Operation *kernel, ElementsAttr weightsAttr,
                                               ElementsAttr biasAttr, bool strictIEEE,
                                               Location diagLoc) {
+  // Its placeholders number block 0's weights only; folding them here would give every
+  // channel block block 0's weights.
+  if (kernel->hasAttr(kBlockTemplateAttr))
+    return emitError(diagLoc, "this kernel is a one-channel-block template; it is folded "
+                              "at the PTX level (spconv-translate --fold-at=ptx)");
   FailureOr<std::vector<float>> weights = readF32Elements(weightsAttr);
   if (failed(weights))
     return emitError(diagLoc, "cannot read the f32 weights to fold into this kernel "

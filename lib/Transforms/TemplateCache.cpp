@@ -53,7 +53,7 @@ std::string TemplateCache::resolveDir(llvm::StringRef option) {
 std::string TemplateCache::entryPath(llvm::StringRef key) const {
   llvm::SmallString<256> path(dir);
   llvm::sys::path::append(path, llvm::utohexstr(llvm::xxh3_64bits(key), /*LowerCase=*/true) +
-                                    ".mlirbc");
+                                    "." + extension);
   return std::string(path);
 }
 
@@ -78,25 +78,24 @@ static OwningOpRef<ModuleOp> parseModule(llvm::StringRef bytes, MLIRContext *ctx
   return module;
 }
 
-OwningOpRef<ModuleOp> TemplateCache::lookup(llvm::StringRef key, MLIRContext *ctx,
-                                            std::string *staleReason) {
+std::optional<std::string> TemplateCache::lookupBytes(llvm::StringRef key,
+                                                      std::string *staleReason) {
   {
     std::lock_guard<std::mutex> lock(memoryTier().mutex);
     auto it = memoryTier().entries.find(key.str());
     if (it != memoryTier().entries.end())
-      if (auto m = parseModule(it->second, ctx, nullptr))
-        return m;
+      return it->second;
   }
   if (dir.empty())
-    return nullptr;
+    return std::nullopt;
   auto fileOr = llvm::MemoryBuffer::getFile(entryPath(key), /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!fileOr)
-    return nullptr; // plain miss
-  auto stale = [&](const std::string &why) -> OwningOpRef<ModuleOp> {
+    return std::nullopt; // plain miss
+  auto stale = [&](const std::string &why) -> std::optional<std::string> {
     if (staleReason)
       *staleReason = why;
-    return nullptr;
+    return std::nullopt;
   };
   llvm::StringRef data = (*fileOr)->getBuffer();
   if (!data.consume_front(kMagic))
@@ -113,12 +112,24 @@ OwningOpRef<ModuleOp> TemplateCache::lookup(llvm::StringRef key, MLIRContext *ct
     return stale("truncated payload");
   if (llvm::xxh3_64bits(payload) != hash)
     return stale("checksum mismatch");
-  std::string why;
-  OwningOpRef<ModuleOp> module = parseModule(payload, ctx, &why);
-  if (!module)
-    return stale("unreadable bytecode: " + why);
   std::lock_guard<std::mutex> lock(memoryTier().mutex);
   memoryTier().entries[key.str()] = payload.str();
+  return payload.str();
+}
+
+OwningOpRef<ModuleOp> TemplateCache::lookup(llvm::StringRef key, MLIRContext *ctx,
+                                            std::string *staleReason) {
+  std::optional<std::string> bytes = lookupBytes(key, staleReason);
+  if (!bytes)
+    return nullptr;
+  std::string why;
+  OwningOpRef<ModuleOp> module = parseModule(*bytes, ctx, &why);
+  if (!module) {
+    if (staleReason)
+      *staleReason = "unreadable bytecode: " + why;
+    std::lock_guard<std::mutex> lock(memoryTier().mutex);
+    memoryTier().entries.erase(key.str());
+  }
   return module;
 }
 
@@ -129,9 +140,14 @@ std::optional<std::string> TemplateCache::store(llvm::StringRef key, ModuleOp mo
     if (failed(writeBytecodeToFile(module, os)))
       return std::string("cannot write bytecode");
   }
+  return storeBytes(key, bytes);
+}
+
+std::optional<std::string> TemplateCache::storeBytes(llvm::StringRef key,
+                                                     llvm::StringRef bytes) {
   {
     std::lock_guard<std::mutex> lock(memoryTier().mutex);
-    memoryTier().entries[key.str()] = bytes;
+    memoryTier().entries[key.str()] = bytes.str();
   }
   if (dir.empty())
     return std::nullopt;

@@ -6,6 +6,9 @@
 // RUN: spconv-translate --spconv-to-ptx --cache-dir=none %s | FileCheck %s
 // RUN: spconv-translate --spconv-to-ptx --cache-dir=none %s | grep -c "fma.rn.f32" | FileCheck %s --check-prefix=COUNT
 // RUN: spconv-translate --spconv-to-ptx --cache-dir=none --strict-ieee %s | grep -c "fma.rn.f32" | FileCheck %s --check-prefix=STRICT
+// RUN: spconv-translate --spconv-to-ptx --fold-at=llvm --cache-dir=none %s | FileCheck %s
+// RUN: spconv-translate --spconv-to-ptx --fold-at=llvm --cache-dir=none %s | grep -c "fma.rn.f32" | FileCheck %s --check-prefix=COUNT
+// RUN: spconv-translate --spconv-to-ptx --fold-at=llvm --cache-dir=none --strict-ieee %s | grep -c "fma.rn.f32" | FileCheck %s --check-prefix=STRICT
 
 func.func @conv(%x: tensor<1x1x4x4xf32>) -> tensor<1x4x4x4xf32> {
   %y = spconv.conv2d %x {weights = dense<[[[[1.5]]], [[[0.0]]], [[[-2.0]]], [[[-0.0]]]]> : tensor<4x1x1x1xf32>}

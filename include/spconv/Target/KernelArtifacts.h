@@ -10,30 +10,50 @@
 
 #include "spconv/Conversion/ConvTemplate/ConvShape.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/JSON.h"
 
 #include <string>
 
 namespace spconv {
+/// Where the weights meet the code.
+enum class FoldLevel {
+  /// Fold into a cached PTX block template (PtxKernels.h): NVPTX runs once per shape.
+  PTX,
+  /// spconv-compile-kernels + spconv-fold-weights in LLVM IR, then NVPTX on every compile.
+  LLVM,
+};
+
 struct ArtifactOptions {
   std::string chip = "sm_90";
   std::string cacheDir;      // see spconv-compile-kernels
   bool strictIEEE = false;
+  FoldLevel foldAt = FoldLevel::PTX;
   std::string ptxasPath;     // '' = $SPCONV_PTXAS, $CUDA_PATH/bin, /usr/local/cuda/bin
   std::string ptxasOptLevel = "3";
-  int llvmOptLevel = 3;
+  int llvmOptLevel = 3;      // LLVM -O level of the NVVM target (opt pipeline + NVPTX)
   int64_t minBlocksPerSM = 4;  // see spconv-compile-kernels
-  Tiling tiling;               // overrides; 0 fields = heuristic (see chooseTiling)       // LLVM -O level of the NVVM target (opt pipeline + NVPTX)
+  Tiling tiling;               // overrides; 0 fields = heuristic (see chooseTiling)
 };
 
-/// Seconds spent in each phase, reported in the sidecar.
+/// Seconds spent in each phase and how the templates were found, reported in the sidecar.
 struct CompileTimes {
-  double lowerAndFold = 0, nvptx = 0, ptxas = 0;
+  /// MLIR side: lowering templates that missed the cache, reading the ones that hit, and
+  /// folding the weights (in LLVM IR or in PTX).
+  double lowerAndFold = 0;
+  /// LLVM's NVPTX backend: on every compile when folding in LLVM IR; only for templates
+  /// that missed the cache when folding in PTX.
+  double nvptx = 0;
+  double ptxas = 0;
+  int64_t cacheHits = 0, cacheMisses = 0;
 };
 
-/// Compiles every uncompiled conv (spconv-compile-kernels) and returns the PTX of
-/// `gpu.module @spconv_kernels`.
+/// PTX of `kernels` (a gpu.module with an NVVM target) from gpu-module-to-binary.
+mlir::FailureOr<std::string> serializeToPTX(mlir::gpu::GPUModuleOp kernels);
+
+/// Compiles every uncompiled conv, folding at `options.foldAt`, and returns the PTX module
+/// holding their kernels.
 mlir::FailureOr<std::string> emitPTX(mlir::ModuleOp module, const ArtifactOptions &options,
                                      CompileTimes *times = nullptr);
 /// Runs ptxas on `ptx`; errors carry ptxas's own output.

@@ -20,8 +20,16 @@
 namespace spconv {
 class TemplateCache {
 public:
-  /// `dir` empty: memory only.
-  explicit TemplateCache(std::string dir) : dir(std::move(dir)) {}
+  /// `dir` empty: memory only. Disk entries are named <hash of key>.<extension>.
+  explicit TemplateCache(std::string dir, std::string extension = "mlirbc")
+      : dir(std::move(dir)), extension(std::move(extension)) {}
+
+  /// The payload stored under `key`, or nothing. Entries whose header does not match
+  /// are reported through `staleReason` (when non-null) and otherwise ignored.
+  std::optional<std::string> lookupBytes(llvm::StringRef key,
+                                         std::string *staleReason = nullptr);
+  /// Stores `bytes` under `key`: in memory, and atomically on disk if a directory is set.
+  std::optional<std::string> storeBytes(llvm::StringRef key, llvm::StringRef bytes);
 
   /// The cached module for `key`, or null. Invalid disk entries are reported through
   /// `staleReason` (when non-null) and otherwise ignored.
@@ -39,7 +47,7 @@ public:
   static std::string resolveDir(llvm::StringRef option);
 
 private:
-  std::string dir;
+  std::string dir, extension;
 };
 } // namespace spconv
 

@@ -148,10 +148,13 @@ void ConvTemplateEmitter::emitChunkFMAs(OpBuilder &b, Location loc, Value tid, i
 
 void ConvTemplateEmitter::emitStore(OpBuilder &b, Location loc, Value tid,
                                     const BlockCoords &bc, int64_t kb, ArrayRef<Value> accs,
-                                    Value output) const {
+                                    Value output, Value kBase) const {
   int64_t opt = tiling.outputsPerThread;
   int64_t kLo = kb * tiling.blockK;
   int64_t kN = std::min(tiling.blockK, shape.k - kLo);
+  // A block template serves every channel block, the last one possibly partial: its
+  // channels past K exist in the code but must not be stored.
+  bool guardK = kBase && shape.k % tiling.blockK != 0;
   Value tq = cst(b, loc, tiling.threadsQ);
   Value ty = b.create<arith::DivUIOp>(loc, tid, tq);
   Value tx = b.create<arith::RemUIOp>(loc, tid, tq);
@@ -171,8 +174,16 @@ void ConvTemplateEmitter::emitStore(OpBuilder &b, Location loc, Value tid,
       Value v = accs[kk * opt + o];
       if (shape.relu)
         v = b.create<arith::MaximumFOp>(loc, v, zero);
-      b.create<memref::StoreOp>(loc, v, output,
-                                ValueRange{bc.n, cst(b, loc, kLo + kk), p, q});
+      Value k = kBase ? b.create<arith::AddIOp>(loc, kBase, cst(b, loc, kk)).getResult()
+                      : cst(b, loc, kLo + kk);
+      OpBuilder::InsertionGuard kGuard(b);
+      if (guardK) {
+        Value kOk = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, k,
+                                            cst(b, loc, shape.k));
+        auto kIf = b.create<scf::IfOp>(loc, kOk, /*withElseRegion=*/false);
+        b.setInsertionPointToStart(kIf.thenBlock());
+      }
+      b.create<memref::StoreOp>(loc, v, output, ValueRange{bc.n, k, p, q});
     }
   }
 }

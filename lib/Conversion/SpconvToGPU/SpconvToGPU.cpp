@@ -60,9 +60,27 @@ static void pinAccumulators(OpBuilder &b, Location loc, ArrayRef<Value> accs, in
                               /*operand_attrs=*/ArrayAttr());
 }
 
+/// The code of one channel block: accumulators, every staged chunk with its FMAs, stores.
+static void emitChannelBlock(OpBuilder &b, Location loc, const ConvTemplateEmitter &emitter,
+                             Value tid, const BlockCoords &bc, int64_t kb, Value input,
+                             Value output, Value tile, Value kBase) {
+  const KernelGeometry &g = emitter.geometry();
+  SmallVector<Value> accs = emitter.emitInitialAccumulators(b, loc, kb);
+  for (int64_t chunk = 0; chunk < g.numChunks; ++chunk) {
+    // The previous chunk's readers must be done before the tile is overwritten.
+    if (chunk > 0)
+      b.create<gpu::BarrierOp>(loc);
+    emitter.emitStage(b, loc, tid, bc, chunk, input, tile);
+    b.create<gpu::BarrierOp>(loc);
+    emitter.emitChunkFMAs(b, loc, tid, kb, chunk, tile, accs);
+    pinAccumulators(b, loc, accs, kb, chunk);
+  }
+  emitter.emitStore(b, loc, tid, bc, kb, accs, output, kBase);
+}
+
 gpu::GPUFuncOp spconv::emitGPUKernel(const ConvShape &shape, const Tiling &tiling,
                                      gpu::GPUModuleOp gpuModule, StringRef name,
-                                     Location loc) {
+                                     Location loc, KernelForm form) {
   MLIRContext *ctx = gpuModule.getContext();
   ConvTemplateEmitter emitter(shape, tiling);
   const KernelGeometry &g = emitter.geometry();
@@ -77,7 +95,8 @@ gpu::GPUFuncOp spconv::emitGPUKernel(const ConvShape &shape, const Tiling &tilin
   auto func = b.create<gpu::GPUFuncOp>(loc, name, b.getFunctionType({inType, outType}, {}),
                                        TypeRange{tileType}, TypeRange{});
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func->setAttr(kTemplateAttr, b.getUnitAttr());
+  func->setAttr(form == KernelForm::OneChannelBlock ? kBlockTemplateAttr : kTemplateAttr,
+                b.getUnitAttr());
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
       {int32_t(g.block[0]), int32_t(g.block[1]), int32_t(g.block[2])}));
   func.setKnownGridSizeAttr(
@@ -93,6 +112,15 @@ gpu::GPUFuncOp spconv::emitGPUKernel(const ConvShape &shape, const Tiling &tilin
   Value n = b.create<gpu::BlockIdOp>(loc, gpu::Dimension::z);
   BlockCoords bc = emitter.emitBlockCoords(b, loc, tileIdx, n);
 
+  if (form == KernelForm::OneChannelBlock) {
+    // Block 0's code, storing to the channels of whichever block runs it.
+    Value kBase = b.create<arith::MulIOp>(
+        loc, kBlock, b.create<arith::ConstantIndexOp>(loc, tiling.blockK));
+    emitChannelBlock(b, loc, emitter, tid, bc, /*kb=*/0, input, output, tile, kBase);
+    b.create<gpu::ReturnOp>(loc);
+    return func;
+  }
+
   SmallVector<int64_t> cases;
   for (int64_t kb = 0; kb < g.kBlocks; ++kb)
     cases.push_back(kb);
@@ -106,17 +134,7 @@ gpu::GPUFuncOp spconv::emitGPUKernel(const ConvShape &shape, const Tiling &tilin
   for (int64_t kb = 0; kb < g.kBlocks; ++kb) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&sw.getCaseRegions()[kb].emplaceBlock());
-    SmallVector<Value> accs = emitter.emitInitialAccumulators(b, loc, kb);
-    for (int64_t chunk = 0; chunk < g.numChunks; ++chunk) {
-      // The previous chunk's readers must be done before the tile is overwritten.
-      if (chunk > 0)
-        b.create<gpu::BarrierOp>(loc);
-      emitter.emitStage(b, loc, tid, bc, chunk, input, tile);
-      b.create<gpu::BarrierOp>(loc);
-      emitter.emitChunkFMAs(b, loc, tid, kb, chunk, tile, accs);
-      pinAccumulators(b, loc, accs, kb, chunk);
-    }
-    emitter.emitStore(b, loc, tid, bc, kb, accs, output);
+    emitChannelBlock(b, loc, emitter, tid, bc, kb, input, output, tile, /*kBase=*/nullptr);
     b.create<scf::YieldOp>(loc);
   }
   return func;

@@ -48,8 +48,12 @@ public:
                      int64_t chunk, mlir::Value tile,
                      llvm::SmallVectorImpl<mlir::Value> &accs) const;
   /// Stores the thread's outputs (after the activation) where they fall inside the output.
+  /// Channel kk of block `kb` goes to output channel kb * blockK + kk, or, when `kBase` is
+  /// given (a block template, whose channel block is only known at run time), to
+  /// kBase + kk, skipped when that is past K.
   void emitStore(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid, const BlockCoords &bc,
-                 int64_t kb, llvm::ArrayRef<mlir::Value> accs, mlir::Value output) const;
+                 int64_t kb, llvm::ArrayRef<mlir::Value> accs, mlir::Value output,
+                 mlir::Value kBase = nullptr) const;
 
 private:
   ConvShape shape;

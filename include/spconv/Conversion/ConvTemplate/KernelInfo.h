@@ -26,6 +26,9 @@ constexpr llvm::StringLiteral kLaunchAttr = "spconv.launch";
 constexpr llvm::StringLiteral kWeightsAttr = "spconv.weights";
 /// On a kernel: it still holds placeholder weights (removed once folded).
 constexpr llvm::StringLiteral kTemplateAttr = "spconv.template";
+/// On a kernel: a one-channel-block template (KernelForm::OneChannelBlock), folded only at
+/// the PTX level, never by spconv-fold-weights.
+constexpr llvm::StringLiteral kBlockTemplateAttr = "spconv.block_template";
 /// Name of the gpu.module that holds every kernel of a module.
 constexpr llvm::StringLiteral kKernelModuleName = "spconv_kernels";
 

@@ -1,0 +1,80 @@
+//===- PtxBlockTemplate.h - weights folded into template PTX ----*- C++ -*-===//
+//
+// The fast path from a cached template to PTX. A one-channel-block template
+// (KernelForm::OneChannelBlock) goes through NVPTX once per shape; its PTX holds every
+// weight of channel block 0 as a distinct placeholder immediate. A conv's kernel is then
+// stamped out of that text without LLVM: one copy of the body per channel block, selected by
+// %ctaid.y, each with its block's weights patched in, products by a zero weight deleted and
+// their addend forwarded, and shared-memory loads left without readers dropped (the same
+// fold as spconv-fold-weights, done on PTX virtual registers instead of LLVM values).
+//
+// Plain C++ on LLVM Support: no MLIR, no LLVM codegen.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SPCONV_TARGET_PTXBLOCKTEMPLATE_H
+#define SPCONV_TARGET_PTXBLOCKTEMPLATE_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace spconv {
+/// The weights one conv folds into its kernel.
+struct BlockWeights {
+  llvm::ArrayRef<float> weights; // K x C x R x S, row-major
+  llvm::ArrayRef<float> bias;    // K values, or empty when the conv has no bias
+  int64_t k = 0;                 // output channels
+  int64_t blockK = 0;            // output channels per channel block
+  int64_t kBlocks = 0;           // ceil(k / blockK)
+  bool strictIEEE = false;       // keep products by zero (NaN/Inf inputs propagate)
+};
+
+struct PtxFoldCounts {
+  int64_t kept = 0;      // FMAs left in the kernel
+  int64_t deleted = 0;   // FMAs deleted (weight +0/-0, or a channel past K)
+  int64_t deadLoads = 0; // shared-memory words no longer loaded because nothing read them
+};
+
+class PtxBlockTemplate {
+public:
+  /// Splits NVPTX's output for a module whose only kernel is `entry` and checks that every
+  /// placeholder sits where the fold can patch it. Errors name the offending line.
+  static llvm::Expected<PtxBlockTemplate> parse(std::string ptx, llvm::StringRef entry);
+
+  /// The `.version`, `.target` and `.address_size` lines.
+  llvm::StringRef moduleHeader() const { return header; }
+
+  /// The kernel `name` computing every channel block of a conv with `weights`.
+  /// `minBlocksPerSM` > 0 adds `.minnctapersm`.
+  llvm::Expected<std::string> instantiate(llvm::StringRef name, const BlockWeights &weights,
+                                          int64_t minBlocksPerSM,
+                                          PtxFoldCounts &counts) const;
+
+  PtxBlockTemplate(PtxBlockTemplate &&) noexcept;
+  PtxBlockTemplate &operator=(PtxBlockTemplate &&) noexcept;
+  ~PtxBlockTemplate();
+
+  struct Line; // one body line, classified at parse time (PtxBlockTemplate.cpp)
+
+private:
+  PtxBlockTemplate();
+  std::string text;             // the template PTX; every StringRef below points into it
+  std::string entry;            // the template kernel's name
+  llvm::StringRef header;       // module header lines
+  llvm::StringRef params;       // between the entry's parentheses
+  llvm::StringRef directives;   // .maxntid and friends, between ')' and '{'
+  std::vector<llvm::StringRef> sharedDecls; // hoisted to the kernel's outer scope
+  std::vector<llvm::StringRef> localDecls;  // .reg/.local: one set per copy
+  std::vector<Line> body;
+  std::vector<uint32_t> defCount; // definitions of each %r register in the body
+  int64_t maxWeightIndex = -1, maxBiasIndex = -1;
+};
+} // namespace spconv
+
+#endif

@@ -1,0 +1,26 @@
+//===- PtxKernels.h - compiling convs by folding weights into PTX -*- C++ -*-===//
+//
+// The default path of spconv-translate. Per conv shape, a one-channel-block template is
+// lowered and run through NVPTX once, and its PTX is cached (TemplateCache, `.ptx`
+// entries). Per conv, the kernel is stamped out of that PTX with the conv's weights
+// (PtxBlockTemplate), so a compile that hits the cache runs neither the MLIR lowering nor
+// LLVM's backend.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SPCONV_TARGET_PTXKERNELS_H
+#define SPCONV_TARGET_PTXKERNELS_H
+
+#include "spconv/Target/KernelArtifacts.h"
+
+namespace spconv {
+/// Compiles every conv of `module` not compiled yet and returns a PTX module with one
+/// kernel per conv. Each conv is tagged like spconv-compile-kernels tags it
+/// (spconv.kernel, spconv.launch) plus spconv.fmas_kept / spconv.fmas_deleted /
+/// spconv.dead_loads_dropped. Convs an earlier pass already lowered are an error: their
+/// kernels are LLVM IR, which only the LLVM-level fold handles.
+mlir::FailureOr<std::string> emitPTXFoldedInPTX(mlir::ModuleOp module,
+                                                const ArtifactOptions &options,
+                                                CompileTimes *times);
+} // namespace spconv
+
+#endif

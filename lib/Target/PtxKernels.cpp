@@ -1,0 +1,161 @@
+//===- PtxKernels.cpp - compiling convs by folding weights into PTX -------===//
+#include "spconv/Target/PtxKernels.h"
+#include "spconv/Conversion/ConvTemplate/ConvTemplate.h"
+#include "spconv/Conversion/ConvTemplate/KernelInfo.h"
+#include "spconv/Dialect/Spconv/IR/SpconvOps.h"
+#include "spconv/Target/PtxBlockTemplate.h"
+#include "spconv/Transforms/BuildTemplate.h"
+#include "spconv/Transforms/TemplateCache.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace spconv;
+
+static constexpr llvm::StringLiteral kBlockTemplateFunc = "spconv_block_template";
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// Lowers the one-channel-block template of (shape, tiling) and runs NVPTX on it.
+FailureOr<std::string> buildTemplatePTX(MLIRContext *ctx, const ConvShape &shape,
+                                        const Tiling &tiling, const ArtifactOptions &options,
+                                        double &nvptxSeconds) {
+  // Shared by every conv of this shape, across files: its own location, never a user's.
+  OwningOpRef<ModuleOp> tmpl =
+      buildNVVMTemplate(ctx, shape, tiling, KernelForm::OneChannelBlock, kBlockTemplateFunc,
+                        NameLoc::get(StringAttr::get(ctx, "spconv.template")));
+  if (!tmpl)
+    return failure();
+  auto kernels = tmpl->lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName);
+  kernels.setTargetsAttr(ArrayAttr::get(
+      ctx, {NVVM::NVVMTargetAttr::get(ctx, options.llvmOptLevel, "nvptx64-nvidia-cuda",
+                                      options.chip)}));
+  auto start = Clock::now();
+  FailureOr<std::string> ptx = serializeToPTX(kernels);
+  nvptxSeconds += secondsSince(start);
+  return ptx;
+}
+} // namespace
+
+FailureOr<std::string> spconv::emitPTXFoldedInPTX(ModuleOp module,
+                                                  const ArtifactOptions &options,
+                                                  CompileTimes *times) {
+  MLIRContext *ctx = module.getContext();
+  auto start = Clock::now();
+  double nvptxSeconds = 0;
+  WalkResult lowered = module.walk([&](Conv2DOp op) {
+    if (!op->hasAttr(kKernelAttr))
+      return WalkResult::advance();
+    op.emitError("this conv was already lowered to a kernel in LLVM IR; fold its weights "
+                 "there (--fold-at=llvm)");
+    return WalkResult::interrupt();
+  });
+  if (lowered.wasInterrupted())
+    return failure();
+  SmallVector<Conv2DOp> convs = collectUncompiledConvs(module);
+  if (convs.empty())
+    return module.emitError("no spconv.conv2d to compile");
+
+  TemplateCache cache(TemplateCache::resolveDir(options.cacheDir), "ptx");
+  llvm::StringMap<std::unique_ptr<PtxBlockTemplate>> templates;
+  std::string header, kernelsText;
+  int64_t index = 0;
+  for (Conv2DOp op : convs) {
+    if (failed(checkLowerable(op)))
+      return failure();
+    // The weights first: a conv with unreadable weights should not cost a template build.
+    FailureOr<std::vector<float>> weights = readF32Elements(op.getWeights());
+    if (failed(weights))
+      return op.emitError("cannot read the f32 weights to fold into this kernel (missing or "
+                          "truncated dense_resource blob?)");
+    std::vector<float> bias;
+    if (op.getBiasAttr()) {
+      FailureOr<std::vector<float>> b = readF32Elements(op.getBiasAttr());
+      if (failed(b))
+        return op.emitError("cannot read the f32 bias to fold into this kernel");
+      bias = std::move(*b);
+    }
+    ConvShape shape = ConvShape::fromOp(op);
+    Tiling tiling = chooseTiling(shape, options.tiling);
+    std::string key = templateKey("ptx-block", shape, tiling, options.chip,
+                                  "O" + std::to_string(options.llvmOptLevel));
+
+    auto found = templates.find(key);
+    if (found == templates.end()) {
+      std::unique_ptr<PtxBlockTemplate> tmpl;
+      std::string stale;
+      if (std::optional<std::string> bytes = cache.lookupBytes(key, &stale)) {
+        llvm::Expected<PtxBlockTemplate> parsed =
+            PtxBlockTemplate::parse(std::move(*bytes), kBlockTemplateFunc);
+        if (parsed)
+          tmpl = std::make_unique<PtxBlockTemplate>(std::move(*parsed));
+        else
+          stale = llvm::toString(parsed.takeError());
+      }
+      if (tmpl) {
+        if (times)
+          ++times->cacheHits;
+      } else {
+        if (!stale.empty())
+          op.emitWarning("discarding template cache entry ")
+              << cache.entryPath(key) << ": " << stale;
+        FailureOr<std::string> ptx = buildTemplatePTX(ctx, shape, tiling, options, nvptxSeconds);
+        if (failed(ptx))
+          return op.emitError("lowering the template to PTX failed");
+        std::string bytes = *ptx;
+        llvm::Expected<PtxBlockTemplate> parsed =
+            PtxBlockTemplate::parse(std::move(*ptx), kBlockTemplateFunc);
+        if (!parsed)
+          return op.emitError("NVPTX produced a template the PTX-level fold cannot patch (")
+                 << llvm::toString(parsed.takeError())
+                 << "); --fold-at=llvm folds in LLVM IR instead";
+        tmpl = std::make_unique<PtxBlockTemplate>(std::move(*parsed));
+        if (times)
+          ++times->cacheMisses;
+        if (std::optional<std::string> err = cache.storeBytes(key, bytes))
+          op.emitWarning("template cache: ") << *err;
+      }
+      found = templates.try_emplace(key, std::move(tmpl)).first;
+    }
+    const PtxBlockTemplate &tmpl = *found->second;
+    if (header.empty())
+      header = tmpl.moduleHeader().str();
+    else if (header != tmpl.moduleHeader())
+      return op.emitError("block templates disagree on the PTX header");
+
+    KernelGeometry geometry(shape, tiling);
+    BlockWeights blockWeights{*weights, bias, shape.k, tiling.blockK, geometry.kBlocks,
+                              options.strictIEEE};
+    std::string name = "spconv_conv2d_" + std::to_string(index++);
+    PtxFoldCounts counts;
+    llvm::Expected<std::string> kernel =
+        tmpl.instantiate(name, blockWeights, options.minBlocksPerSM, counts);
+    if (!kernel)
+      return op.emitError("folding the weights into the template PTX failed: ")
+             << llvm::toString(kernel.takeError());
+    kernelsText += "\n";
+    kernelsText += *kernel;
+
+    Builder b(ctx);
+    op->setAttr(kKernelAttr, SymbolRefAttr::get(StringAttr::get(ctx, kKernelModuleName),
+                                                {FlatSymbolRefAttr::get(ctx, name)}));
+    op->setAttr(kLaunchAttr, makeLaunchAttr(ctx, shape, tiling));
+    op->setAttr("spconv.fmas_kept", b.getI64IntegerAttr(counts.kept));
+    op->setAttr("spconv.fmas_deleted", b.getI64IntegerAttr(counts.deleted));
+    op->setAttr("spconv.dead_loads_dropped", b.getI64IntegerAttr(counts.deadLoads));
+  }
+  if (times) {
+    times->nvptx = nvptxSeconds;
+    times->lowerAndFold = secondsSince(start) - nvptxSeconds;
+  }
+  return "//\n// spconv: kernels stamped from NVPTX block templates, weights folded in PTX\n"
+         "//\n\n" +
+         header + "\n" + kernelsText;
+}
