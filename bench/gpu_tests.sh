@@ -3,7 +3,8 @@
 #        bench/gpu_tests.sh run OUTDIR        (on the GPU machine: needs spconv-bench)
 #
 # GPU correctness tests: the shapes of the CPU lit tests (test/Conversion/SpconvToCPU)
-# at sparsities 0, 0.5, 0.9 and 1.0, each verified on the GPU against cuDNN FP32.
+# at sparsities 0, 0.5, 0.9 and 1.0, and four cases with several channel blocks (the last
+# one partial) folded in PTX and in LLVM IR, each verified on the GPU against cuDNN FP32.
 # test/GPU/shapes.test runs a few of them through lit where a machine has both MLIR and a
 # GPU; the project's GPU machine has no MLIR, so there the cases are compiled here first
 # ("compile": OUTDIR/<shape>-p<P>/{kernels.json,kernels.cubin,weights.bin[,bias.bin]}),
@@ -20,7 +21,8 @@ root="$(cd "$here/.." && pwd)"
 [ $# -eq 2 ] || { sed -n '2,16p' "$0"; exit 2; }
 mode="$1"; out="$2"
 
-# name|spconv-gen-conv shape flags (the same shapes as the CPU lit tests)
+# name|spconv-gen-conv shape flags[|spconv-translate flags] (the shapes of the CPU lit
+# tests, then several channel blocks with a partial last one, folded in PTX and in LLVM IR)
 shapes=(
   "1x1|--shape 1,4,8,8,6,1,1"
   "3x3|--shape 1,3,10,10,8,3,3 --pad 1,1,1,1"
@@ -34,6 +36,10 @@ shapes=(
   "dilation2|--shape 1,4,16,16,8,3,3 --dilation 2,2 --pad 2,2,2,2"
   "bias-relu|--shape 1,8,10,10,8,3,3 --pad 1,1,1,1 --bias --relu"
   "batch3|--shape 3,4,9,9,6,3,3 --pad 1,1,1,1 --bias --relu"
+  "bias-relu-bk3|--shape 1,8,10,10,8,3,3 --pad 1,1,1,1 --bias --relu|--block-k=3 --outputs-per-thread=2"
+  "stride2-bk2|--shape 2,5,15,14,7,3,3 --stride 2,2 --pad 1,1,1,1|--block-k=2"
+  "bias-relu-bk3-llvm|--shape 1,8,10,10,8,3,3 --pad 1,1,1,1 --bias --relu|--block-k=3 --outputs-per-thread=2 --fold-at=llvm"
+  "k13-llvm|--shape 1,6,8,8,13,3,3 --pad 1,1,1,1|--fold-at=llvm"
 )
 sparsities=(0 0.5 0.9 1.0)
 
@@ -43,16 +49,17 @@ compile() {
     [ -x "$bin/$tool" ] || { echo "gpu_tests.sh: no $bin/$tool (set SPCONV_BIN)" >&2; exit 2; }
   done
   mkdir -p "$out"
-  local status=0 n=0 entry name flags p cdir
+  local status=0 n=0 entry name flags tflags p cdir
   for entry in "${shapes[@]}"; do
-    name="${entry%%|*}"; flags="${entry#*|}"
+    name="${entry%%|*}"; flags="${entry#*|}"; tflags=""
+    if [[ "$flags" == *"|"* ]]; then tflags="${flags#*|}"; flags="${flags%%|*}"; fi
     for p in "${sparsities[@]}"; do
       cdir="$out/$name-p$p"
       rm -rf "$cdir"
       # shellcheck disable=SC2086
       if "$bin/spconv-gen-conv" $flags --sparsity "$p" --seed 1 -o "$cdir" >/dev/null &&
          "$bin/spconv-translate" --spconv-compile "$cdir/conv.mlir" --cache-dir=none \
-           --artifact-prefix="$cdir/kernels" -o "$cdir/kernels.json" &&
+           --artifact-prefix="$cdir/kernels" -o "$cdir/kernels.json" $tflags &&
          [ -f "$cdir/kernels.cubin" ] && [ -f "$cdir/kernels.json" ] && [ -f "$cdir/weights.bin" ]
       then
         rm -f "$cdir/conv.mlir" "$cdir/kernels.ptx"
