@@ -494,6 +494,10 @@ llvm::Expected<std::string> PtxBlockTemplate::instantiate(StringRef name,
           if (!fold.immediate[*addendReg].empty()) {
             addend = fold.immediate[*addendReg];
             addendReg.reset();
+          } else if (fold.hasConst[*addendReg]) {
+            // A bias the template moved into a register (NVPTX at -O0).
+            addend = f32Imm(fold.constValue[*addendReg]);
+            addendReg.reset();
           } else {
             addend = "%r" + std::to_string(*addendReg);
           }
