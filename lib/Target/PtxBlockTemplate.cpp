@@ -118,10 +118,10 @@ static llvm::Error parseError(size_t lineNo, const llvm::Twine &what) {
 
 llvm::Expected<PtxBlockTemplate> PtxBlockTemplate::parse(std::string ptx, StringRef entry) {
   PtxBlockTemplate t;
-  t.text = std::move(ptx);
+  t.text = std::make_unique<const std::string>(std::move(ptx));
   t.entry = entry.str();
   llvm::SmallVector<StringRef> lines;
-  StringRef(t.text).split(lines, '\n');
+  StringRef(*t.text).split(lines, '\n');
 
   auto trimmed = [&](size_t i) { return lines[i].trim(); };
   auto isComment = [](StringRef s) { return s.empty() || s.starts_with("//"); };
@@ -389,7 +389,7 @@ llvm::Expected<std::string> PtxBlockTemplate::instantiate(StringRef name,
                                    "the template expects a bias the conv does not have");
 
   std::string out;
-  out.reserve(text.size() * 2 / 10 * w.kBlocks + 4096);
+  out.reserve(text->size() * 2 / 10 * w.kBlocks + 4096);
   llvm::raw_string_ostream os(out);
   StringRef tmplName = entry;
   // Copies a line with the kernel renamed, labels suffixed per block and %r registers

@@ -64,7 +64,9 @@ public:
 
 private:
   PtxBlockTemplate();
-  std::string text;             // the template PTX; every StringRef below points into it
+  // The template PTX; every StringRef below points into it. Behind a pointer so that moving
+  // a template never moves the characters (a moved std::string may, when short).
+  std::unique_ptr<const std::string> text;
   std::string entry;            // the template kernel's name
   llvm::StringRef header;       // module header lines
   llvm::StringRef params;       // between the entry's parentheses
