@@ -22,7 +22,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.spconv_tools_dir, config.llvm_tools_dir]
-tools = ["spconv-opt", "spconv-translate", "spconv-gen-conv", "spconv-cpu-check",
+tools = ["spconv-opt", "spconv-translate", "spconv-gen-conv", "spconv-cpu-check", "spconv-stamp-ptx",
          "spconv-bench", "mlir-opt", "FileCheck", "not", "count"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 

@@ -15,18 +15,18 @@
 using namespace mlir;
 using namespace spconv;
 
-static constexpr llvm::StringLiteral kBlockTemplateFunc = "spconv_block_template";
 
 namespace {
 using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
+} // namespace
 
-/// Lowers the one-channel-block template of (shape, tiling) and runs NVPTX on it.
-FailureOr<std::string> buildTemplatePTX(MLIRContext *ctx, const ConvShape &shape,
-                                        const Tiling &tiling, const ArtifactOptions &options,
-                                        double &nvptxSeconds) {
+FailureOr<std::string> spconv::buildBlockTemplatePTX(MLIRContext *ctx, const ConvShape &shape,
+                                                     const Tiling &tiling,
+                                                     const ArtifactOptions &options,
+                                                     double &nvptxSeconds) {
   // Shared by every conv of this shape, across files: its own location, never a user's.
   OwningOpRef<ModuleOp> tmpl =
       buildNVVMTemplate(ctx, shape, tiling, KernelForm::OneChannelBlock, kBlockTemplateFunc,
@@ -40,9 +40,12 @@ FailureOr<std::string> buildTemplatePTX(MLIRContext *ctx, const ConvShape &shape
   auto start = Clock::now();
   FailureOr<std::string> ptx = serializeToPTX(kernels);
   nvptxSeconds += secondsSince(start);
-  return ptx;
+  if (failed(ptx))
+    return failure();
+  // What the placeholders number, so that stamping checks it is given matching weights.
+  BlockTemplateInfo info{shape.k, tiling.blockK, shape.c * shape.r * shape.s, shape.hasBias};
+  return info.str() + *ptx;
 }
-} // namespace
 
 FailureOr<std::string> spconv::emitPTXFoldedInPTX(ModuleOp module,
                                                   const ArtifactOptions &options,
@@ -106,7 +109,7 @@ FailureOr<std::string> spconv::emitPTXFoldedInPTX(ModuleOp module,
         if (!stale.empty())
           op.emitWarning("discarding template cache entry ")
               << cache.entryPath(key) << ": " << stale;
-        FailureOr<std::string> ptx = buildTemplatePTX(ctx, shape, tiling, options, nvptxSeconds);
+        FailureOr<std::string> ptx = buildBlockTemplatePTX(ctx, shape, tiling, options, nvptxSeconds);
         if (failed(ptx))
           return op.emitError("lowering the template to PTX failed");
         std::string bytes = *ptx;
@@ -155,7 +158,5 @@ FailureOr<std::string> spconv::emitPTXFoldedInPTX(ModuleOp module,
     times->nvptx = nvptxSeconds;
     times->lowerAndFold = secondsSince(start) - nvptxSeconds;
   }
-  return "//\n// spconv: kernels stamped from NVPTX block templates, weights folded in PTX\n"
-         "//\n\n" +
-         header + "\n" + kernelsText;
+  return ptxModule(header, kernelsText);
 }

@@ -1,7 +1,10 @@
 //===- TranslateRegistration.cpp - spconv translations --------------------===//
 #include "spconv/Target/TranslateRegistration.h"
 #include "spconv/Dialect/Spconv/IR/SpconvDialect.h"
+#include "spconv/Conversion/ConvTemplate/ConvTemplate.h"
+#include "spconv/Dialect/Spconv/IR/SpconvOps.h"
 #include "spconv/Target/KernelArtifacts.h"
+#include "spconv/Target/PtxKernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -154,6 +157,29 @@ LogicalResult translateToLaunchJson(ModuleOp module, llvm::raw_ostream &os) {
   return success();
 }
 
+/// The PTX of the one-channel-block template the module's single conv is stamped from: what
+/// the cache stores, for inspection and for spconv-stamp-ptx.
+LogicalResult translateToBlockTemplate(ModuleOp module, llvm::raw_ostream &os) {
+  SmallVector<Conv2DOp> convs;
+  module.walk([&](Conv2DOp op) { convs.push_back(op); });
+  if (convs.size() != 1)
+    return module.emitError("--spconv-to-block-template-ptx expects exactly one spconv.conv2d, "
+                            "found ")
+           << convs.size();
+  if (failed(checkLowerable(convs[0])))
+    return failure();
+  ArtifactOptions options = flags->options();
+  ConvShape shape = ConvShape::fromOp(convs[0]);
+  double nvptxSeconds = 0;
+  FailureOr<std::string> ptx =
+      buildBlockTemplatePTX(module.getContext(), shape, chooseTiling(shape, options.tiling),
+                            options, nvptxSeconds);
+  if (failed(ptx))
+    return convs[0].emitError("lowering the template to PTX failed");
+  os << *ptx;
+  return success();
+}
+
 LogicalResult compileAll(ModuleOp module, llvm::raw_ostream &os) {
   ArtifactOptions options = flags->options();
   CompileTimes times;
@@ -188,6 +214,11 @@ void spconv::registerSpconvTranslations() {
   TranslateFromMLIRRegistration toJson(
       "spconv-to-launch-json", "compile spconv.conv2d ops and print the launch sidecar",
       onModule(translateToLaunchJson), registerSpconvToolDialects);
+  TranslateFromMLIRRegistration blockTemplate(
+      "spconv-to-block-template-ptx",
+      "print the PTX of the one-channel-block template of the module's conv (placeholder "
+      "weights; the input of spconv-stamp-ptx)",
+      onModule(translateToBlockTemplate), registerSpconvToolDialects);
   TranslateFromMLIRRegistration compile(
       "spconv-compile",
       "compile spconv.conv2d ops to <prefix>.ptx and <prefix>.cubin and print the sidecar",

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,10 +42,24 @@ struct PtxFoldCounts {
   int64_t deadLoads = 0; // shared-memory words no longer loaded because nothing read them
 };
 
+/// What a block template's placeholders number, recorded as its first line (a PTX comment)
+/// by whoever made it, and checked against the weights when stamping.
+struct BlockTemplateInfo {
+  int64_t k = 0, blockK = 0, weightsPerChannel = 0;
+  bool hasBias = false;
+  /// "// spconv block template: k=.. block_k=.. weights_per_channel=.. bias=0|1\n"
+  std::string str() const;
+};
+
+/// A PTX module: a comment naming how it was made, `header` (from moduleHeader()), then the
+/// kernels.
+std::string ptxModule(llvm::StringRef header, llvm::StringRef kernels);
+
 class PtxBlockTemplate {
 public:
   /// Splits NVPTX's output for a module whose only kernel is `entry` and checks that every
-  /// placeholder sits where the fold can patch it. Errors name the offending line.
+  /// placeholder sits where the fold can patch it. Errors name the offending line. A leading
+  /// BlockTemplateInfo line, when present, is kept and checked by instantiate().
   static llvm::Expected<PtxBlockTemplate> parse(std::string ptx, llvm::StringRef entry);
 
   /// The `.version`, `.target` and `.address_size` lines.
@@ -75,6 +90,7 @@ private:
   std::vector<llvm::StringRef> localDecls;  // .reg/.local: one set per copy
   std::vector<Line> body;
   std::vector<uint32_t> defCount; // definitions of each %r register in the body
+  std::optional<BlockTemplateInfo> info;
   int64_t maxWeightIndex = -1, maxBiasIndex = -1;
 };
 } // namespace spconv

@@ -13,6 +13,17 @@
 #include "spconv/Target/KernelArtifacts.h"
 
 namespace spconv {
+/// Name of the kernel in a block template's PTX.
+constexpr llvm::StringLiteral kBlockTemplateFunc = "spconv_block_template";
+
+/// Lowers the one-channel-block template of (shape, tiling) and runs NVPTX on it (adding the
+/// time spent in NVPTX to `nvptxSeconds`).
+mlir::FailureOr<std::string> buildBlockTemplatePTX(mlir::MLIRContext *ctx,
+                                                   const ConvShape &shape,
+                                                   const Tiling &tiling,
+                                                   const ArtifactOptions &options,
+                                                   double &nvptxSeconds);
+
 /// Compiles every conv of `module` not compiled yet and returns a PTX module with one
 /// kernel per conv. Each conv is tagged like spconv-compile-kernels tags it
 /// (spconv.kernel, spconv.launch) plus spconv.fmas_kept / spconv.fmas_deleted /

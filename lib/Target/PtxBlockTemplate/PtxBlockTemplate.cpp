@@ -106,6 +106,46 @@ struct PtxBlockTemplate::Line {
   bool usedBeforeDef = false; // Fma: its result is mentioned above it
 };
 
+static constexpr llvm::StringLiteral kInfoPrefix = "// spconv block template:";
+
+std::string BlockTemplateInfo::str() const {
+  return (kInfoPrefix + " k=" + llvm::Twine(k) + " block_k=" + llvm::Twine(blockK) +
+          " weights_per_channel=" + llvm::Twine(weightsPerChannel) +
+          " bias=" + llvm::Twine(int(hasBias)) + "\n")
+      .str();
+}
+
+/// Reads a BlockTemplateInfo line, or nothing if `line` is not one.
+static std::optional<BlockTemplateInfo> parseInfo(StringRef line) {
+  if (!line.consume_front(kInfoPrefix))
+    return std::nullopt;
+  BlockTemplateInfo info;
+  int64_t bias = -1;
+  llvm::SmallVector<StringRef> fields;
+  line.trim().split(fields, ' ', -1, /*KeepEmpty=*/false);
+  for (StringRef f : fields) {
+    auto [key, value] = f.split('=');
+    int64_t *dst = key == "k" ? &info.k
+                   : key == "block_k" ? &info.blockK
+                   : key == "weights_per_channel" ? &info.weightsPerChannel
+                   : key == "bias" ? &bias
+                                   : nullptr;
+    if (!dst || value.getAsInteger(10, *dst))
+      return std::nullopt;
+  }
+  if (info.k <= 0 || info.blockK <= 0 || info.weightsPerChannel <= 0 || bias < 0 || bias > 1)
+    return std::nullopt;
+  info.hasBias = bias;
+  return info;
+}
+
+std::string spconv::ptxModule(StringRef header, StringRef kernels) {
+  return ("//\n// spconv: kernels stamped from NVPTX block templates, weights folded in PTX\n"
+          "//\n\n" +
+          header + "\n" + kernels)
+      .str();
+}
+
 PtxBlockTemplate::PtxBlockTemplate() = default;
 PtxBlockTemplate::PtxBlockTemplate(PtxBlockTemplate &&) noexcept = default;
 PtxBlockTemplate &PtxBlockTemplate::operator=(PtxBlockTemplate &&) noexcept = default;
@@ -134,8 +174,14 @@ llvm::Expected<PtxBlockTemplate> PtxBlockTemplate::parse(std::string ptx, String
     return StringRef(b, e - b);
   };
 
-  // Module level: the header lines, then our one entry.
+  // Module level: our info line, the header lines, then our one entry.
   size_t i = 0;
+  if (!lines.empty() && lines[0].starts_with(kInfoPrefix)) {
+    t.info = parseInfo(lines[0]);
+    if (!t.info)
+      return parseError(0, "malformed '" + kInfoPrefix + "' line");
+    i = 1;
+  }
   size_t headerFirst = lines.size(), headerLast = 0;
   for (; i < lines.size(); ++i) {
     StringRef s = trimmed(i);
@@ -380,6 +426,16 @@ llvm::Expected<std::string> PtxBlockTemplate::instantiate(StringRef name,
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "inconsistent channel blocking for the template");
   int64_t perChannel = w.weights.size() / w.k;
+  if (info && (info->k != w.k || info->blockK != w.blockK ||
+               info->weightsPerChannel != perChannel || info->hasBias != !w.bias.empty()))
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the weights do not match the template (template: K=" + llvm::Twine(info->k) +
+            ", block-k " + llvm::Twine(info->blockK) + ", " +
+            llvm::Twine(info->weightsPerChannel) + " weights per output channel, " +
+            (info->hasBias ? "with" : "without") + " bias; given: K=" + llvm::Twine(w.k) +
+            ", block-k " + llvm::Twine(w.blockK) + ", " + llvm::Twine(perChannel) + ", " +
+            (w.bias.empty() ? "without" : "with") + " bias)");
   if (maxWeightIndex >= w.blockK * perChannel)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
