@@ -48,7 +48,7 @@ std::string Tiling::str() const {
       .str();
 }
 
-static constexpr int64_t kMaxLoadsPerRegion = 64;
+static constexpr int64_t kMaxLoadsPerRegion = 256;
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -103,9 +103,12 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
   if (t.chunkC <= 0) {
     KernelGeometry g(sh, Tiling{t.blockK, t.outputsPerThread, t.tileP, t.threadsQ, 1});
     int64_t perChannel = g.inTileH * g.inTileW * 4;
-    // ptxas hoists every shared-memory load between two barriers to the top of that
-    // region; more than ~64 of them (plus 64 accumulators) spill (measured on vgg-conv3:
-    // 135 loads per region gave a 3 KB stack frame).
+    // ptxas hoists the shared-memory loads between two barriers to the top of the region.
+    // Before the register cap and the per-chunk pins, 135 loads per region gave vgg-conv3
+    // a 3 KB stack frame, hence a cap of 64; with them, 128 and 256 measured faster on every
+    // layer the cap bound (alexnet-conv2 N=1 1.5x, lenet-conv2 N=64 2.1x, none slower) and
+    // cut ptxas time 4x on 5x5 filters (fewer chunks, fewer staging loops and barriers):
+    // docs/tuning-log.md. The shared-memory target now binds first for 3x3 filters.
     int64_t loadsPerChannel = sh.r * sh.s * t.outputsPerThread;
     int64_t byLoads = std::max<int64_t>(1, kMaxLoadsPerRegion / loadsPerChannel);
     t.chunkC = std::max<int64_t>(
