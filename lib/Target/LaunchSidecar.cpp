@@ -109,8 +109,11 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
     root["compile_seconds"] = llvm::json::Object{{"lower_and_fold", times->lowerAndFold},
                                                  {"nvptx", times->nvptx},
                                                  {"ptxas", times->ptxas}};
-    root["template_cache"] =
-        llvm::json::Object{{"hits", times->cacheHits}, {"misses", times->cacheMisses}};
+    // Counted by the PTX-level fold; spconv-compile-kernels reports its own as pass
+    // statistics.
+    if (options.foldAt == FoldLevel::PTX)
+      root["template_cache"] =
+          llvm::json::Object{{"hits", times->cacheHits}, {"misses", times->cacheMisses}};
   }
   return root;
 }

@@ -96,13 +96,17 @@ struct PtxBlockTemplate::Line {
   };
   Kind kind = Plain;
   StringRef text;
-  uint32_t dest = 0;       // %r id defined (Fma, MovConst, scalar SharedLoad)
+  uint32_t dest = 0;       // %r id defined (Fma, MovConst)
   // SharedLoad: the registers loaded (lane order), and for vector loads the address split
   // into base and byte offset, so that a load with one lane left can become a scalar one.
   llvm::SmallVector<uint32_t, 4> lanes;
   StringRef addressBase;
   int64_t addressOffset = 0;
-  StringRef ops[3];        // Fma: a, b, c; MovConst: the immediate
+  // Fma: operands a, b, c; MovConst: the immediate. Decoded once here, not per channel
+  // block: the %r register an operand names and the placeholder an immediate holds.
+  StringRef ops[3];
+  std::optional<uint32_t> opReg[3];
+  std::optional<float> opPlaceholder[3];
   bool usedBeforeDef = false; // Fma: its result is mentioned above it
 };
 
@@ -307,7 +311,7 @@ llvm::Expected<PtxBlockTemplate> PtxBlockTemplate::parse(std::string ptx, String
       return f && placeholder::decodeWeight(*f);
     };
     if (opcode == "fma.rn.f32" && !s.starts_with("@") && ops.size() == 4) {
-      if (parseF32Imm(ops[3]) && placeholder::decodeWeight(*parseF32Imm(ops[3])))
+      if (weightOperand(ops[3]))
         return parseError(j, "weight placeholder used as an addend: '" + s + "'");
       for (int o : {1, 2})
         if (std::optional<float> f = parseF32Imm(ops[o]); f && placeholder::decodeBias(*f))
@@ -315,9 +319,12 @@ llvm::Expected<PtxBlockTemplate> PtxBlockTemplate::parse(std::string ptx, String
       if (std::optional<uint32_t> d = parseReg32(ops[0])) {
         line.kind = Line::Fma;
         line.dest = *d;
-        line.ops[0] = ops[1];
-        line.ops[1] = ops[2];
-        line.ops[2] = ops[3];
+        for (int o = 0; o < 3; ++o) {
+          line.ops[o] = ops[o + 1];
+          line.opReg[o] = parseReg32(ops[o + 1]);
+          if (std::optional<float> f = parseF32Imm(ops[o + 1]); f && isPlaceholder(*f))
+            line.opPlaceholder[o] = f;
+        }
       }
     } else if ((opcode == "mov.b32" || opcode == "mov.f32") && !s.starts_with("@") &&
                ops.size() == 2) {
@@ -326,13 +333,12 @@ llvm::Expected<PtxBlockTemplate> PtxBlockTemplate::parse(std::string ptx, String
       if (f && isPlaceholder(*f) && d) {
         line.kind = Line::MovConst;
         line.dest = *d;
-        line.ops[0] = ops[1];
+        line.opPlaceholder[0] = f;
       }
     } else if ((opcode == "ld.shared.b32" || opcode == "ld.shared.f32") &&
                !s.starts_with("@") && ops.size() == 2) {
       if (std::optional<uint32_t> d = parseReg32(ops[0])) {
         line.kind = Line::SharedLoad;
-        line.dest = *d;
         line.lanes.push_back(*d);
       }
     } else if ((opcode == "ld.shared.v2.b32" || opcode == "ld.shared.v4.b32" ||
@@ -514,7 +520,7 @@ llvm::Expected<std::string> PtxBlockTemplate::instantiate(StringRef name,
       }
       case Line::MovConst: {
         bool absent;
-        float v = fold.resolve(*parseF32Imm(line.ops[0]), absent);
+        float v = fold.resolve(*line.opPlaceholder[0], absent);
         if (defCount[line.dest] == 1) {
           fold.hasConst[line.dest] = 1;
           fold.constValue[line.dest] = v;
@@ -530,20 +536,18 @@ llvm::Expected<std::string> PtxBlockTemplate::instantiate(StringRef name,
         bool absent = false;
         int weightOp = -1;
         for (int o : {0, 1}) {
-          if (std::optional<float> f = parseF32Imm(line.ops[o]);
-              f && placeholder::decodeWeight(*f)) {
-            weight = fold.resolve(*f, absent);
+          if (line.opPlaceholder[o]) {
+            weight = fold.resolve(*line.opPlaceholder[o], absent);
             weightOp = o;
-          } else if (std::optional<uint32_t> r = parseReg32(line.ops[o]);
-                     r && fold.hasConst[*r]) {
-            weight = fold.constValue[*r];
-            absent = fold.constAbsent[*r];
+          } else if (line.opReg[o] && fold.hasConst[*line.opReg[o]]) {
+            weight = fold.constValue[*line.opReg[o]];
+            absent = fold.constAbsent[*line.opReg[o]];
             weightOp = o;
           }
         }
         // The addend: a register (through the aliases) or an immediate (maybe the bias).
         std::string addend;
-        std::optional<uint32_t> addendReg = parseReg32(line.ops[2]);
+        std::optional<uint32_t> addendReg = line.opReg[2];
         if (addendReg) {
           if (fold.alias[*addendReg] >= 0)
             addendReg = uint32_t(fold.alias[*addendReg]);
@@ -557,9 +561,9 @@ llvm::Expected<std::string> PtxBlockTemplate::instantiate(StringRef name,
           } else {
             addend = "%r" + std::to_string(*addendReg);
           }
-        } else if (std::optional<float> f = parseF32Imm(line.ops[2]); f && isPlaceholder(*f)) {
+        } else if (line.opPlaceholder[2]) {
           bool biasAbsent;
-          addend = f32Imm(fold.resolve(*f, biasAbsent));
+          addend = f32Imm(fold.resolve(*line.opPlaceholder[2], biasAbsent));
         } else {
           addend = line.ops[2].str();
         }
@@ -588,9 +592,9 @@ llvm::Expected<std::string> PtxBlockTemplate::instantiate(StringRef name,
         ++fold.mentions[line.dest];
         for (int o : {0, 1}) {
           os << ", ";
-          if (o == weightOp && parseF32Imm(line.ops[o])) {
+          if (o == weightOp && line.opPlaceholder[o]) {
             os << f32Imm(*weight);
-          } else if (std::optional<uint32_t> r = parseReg32(line.ops[o])) {
+          } else if (std::optional<uint32_t> r = line.opReg[o]) {
             uint32_t id = fold.alias[*r] >= 0 ? uint32_t(fold.alias[*r]) : *r;
             ++fold.mentions[id];
             os << "%r" << id;
