@@ -1,6 +1,8 @@
 //===- KernelArtifacts.cpp - PTX through NVPTX, cubin through ptxas -------===//
 #include "spconv/Target/KernelArtifacts.h"
 #include "spconv/Target/PtxKernels.h"
+#include "spconv/Target/PtxAssembler.h"
+#include "spconv/Transforms/TemplateCache.h"
 #include "spconv/Conversion/ConvTemplate/KernelInfo.h"
 #include "spconv/Dialect/Spconv/IR/SpconvOps.h"
 #include "spconv/Transforms/Passes.h"
@@ -8,7 +10,6 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -16,6 +17,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <thread>
 
 using namespace mlir;
 using namespace spconv;
@@ -82,11 +84,25 @@ static FailureOr<std::string> emitPTXFoldedInLLVM(ModuleOp module,
   return ptx;
 }
 
+FailureOr<PtxProgram> spconv::emitPTXProgram(ModuleOp module,
+                                             const ArtifactOptions &options,
+                                             CompileTimes *times) {
+  if (options.foldAt == FoldLevel::PTX)
+    return emitPTXFoldedInPTX(module, options, times);
+  FailureOr<std::string> ptx = emitPTXFoldedInLLVM(module, options, times);
+  if (failed(ptx))
+    return failure();
+  PtxProgram program;
+  program.whole = std::move(*ptx);
+  return program;
+}
+
 FailureOr<std::string> spconv::emitPTX(ModuleOp module, const ArtifactOptions &options,
                                        CompileTimes *times) {
-  if (options.foldAt == FoldLevel::LLVM)
-    return emitPTXFoldedInLLVM(module, options, times);
-  return emitPTXFoldedInPTX(module, options, times);
+  FailureOr<PtxProgram> program = emitPTXProgram(module, options, times);
+  if (failed(program))
+    return failure();
+  return program->text();
 }
 
 /// ptxas from the option, $SPCONV_PTXAS, $CUDA_PATH/bin, $CUDA_HOME/bin, /usr/local/cuda/bin.
@@ -105,47 +121,37 @@ static std::string findPtxas(const ArtifactOptions &options) {
   return "/usr/local/cuda/bin/ptxas";
 }
 
-FailureOr<std::string> spconv::assembleCubin(Location loc, StringRef ptx,
+FailureOr<std::string> spconv::assembleCubin(Location loc, const PtxProgram &program,
                                              const ArtifactOptions &options,
                                              CompileTimes *times) {
-  std::string ptxas = findPtxas(options);
-  if (!llvm::sys::fs::can_execute(ptxas))
-    return emitError(loc, "ptxas not found at '")
-           << ptxas
-           << "': install the CUDA toolkit or pass --ptxas-path (or set SPCONV_PTXAS / "
-              "CUDA_PATH)";
-  llvm::SmallString<128> ptxFile, cubinFile, logFile;
-  int fd;
-  if (llvm::sys::fs::createTemporaryFile("spconv", "ptx", fd, ptxFile) ||
-      llvm::sys::fs::createTemporaryFile("spconv", "cubin", cubinFile) ||
-      llvm::sys::fs::createTemporaryFile("spconv", "log", logFile))
-    return emitError(loc, "cannot create temporary files for ptxas");
-  auto cleanup = llvm::make_scope_exit([&] {
-    llvm::sys::fs::remove(ptxFile);
-    llvm::sys::fs::remove(cubinFile);
-    llvm::sys::fs::remove(logFile);
-  });
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << ptx;
+  PtxasSettings settings;
+  settings.ptxas = findPtxas(options);
+  settings.chip = options.chip;
+  settings.optLevel = options.ptxasOptLevel;
+  settings.jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  settings.memoryBudget = options.ptxasMemoryBudget;
+  settings.progress = options.progress;
+  PtxasReport report;
+  llvm::Expected<std::string> cubin = [&]() -> llvm::Expected<std::string> {
+    if (program.units.size() > 1) {
+      std::string dir = TemplateCache::resolveDir(options.cacheDir);
+      if (!dir.empty())
+        settings.cacheDir = dir + "/objects";
+      std::vector<PtxasJob> jobs;
+      for (const PtxUnit &unit : program.units)
+        jobs.push_back({unit.label, ptxUnitModule(program.header, unit), unit.instructions,
+                        unit.maxRegisters});
+      return assembleAndLink(jobs, settings, report);
+    }
+    return assembleModule(program.text(), settings, report);
+  }();
+  if (times) {
+    times->ptxas = report.seconds;
+    times->ptxasUnits = report.assembled;
+    times->objectCacheHits = report.cacheHits;
+    times->ptxasPeakEstimate = report.peakEstimate;
   }
-  std::string arch = "-arch=" + options.chip;
-  std::string opt = "-O" + options.ptxasOptLevel;
-  SmallVector<StringRef> args{ptxas, arch, opt, ptxFile, "-o", cubinFile};
-  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logFile), StringRef(logFile)};
-  std::string execError;
-  auto start = std::chrono::steady_clock::now();
-  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0, &execError);
-  if (times)
-    times->ptxas = secondsSince(start);
-  if (rc != 0) {
-    auto log = llvm::MemoryBuffer::getFile(logFile);
-    return emitError(loc, "ptxas failed (exit ")
-           << rc << ")" << (execError.empty() ? "" : ": " + execError) << "\n"
-           << (log ? (*log)->getBuffer() : "");
-  }
-  auto cubin = llvm::MemoryBuffer::getFile(cubinFile, /*IsText=*/false);
   if (!cubin)
-    return emitError(loc, "cannot read the cubin ptxas wrote");
-  return (*cubin)->getBuffer().str();
+    return emitError(loc) << llvm::toString(cubin.takeError());
+  return std::move(*cubin);
 }

@@ -47,9 +47,26 @@ FailureOr<std::string> spconv::buildBlockTemplatePTX(MLIRContext *ctx, const Con
   return info.str() + *ptx;
 }
 
-FailureOr<std::string> spconv::emitPTXFoldedInPTX(ModuleOp module,
-                                                  const ArtifactOptions &options,
-                                                  CompileTimes *times) {
+/// Registers a thread may use so that `minBlocksPerSM` blocks of `threads` fit an SM
+/// (sm_90: 64K registers, allocated in units of 8 per thread, at most 255).
+static int maxRegistersFor(int64_t threads, int64_t minBlocksPerSM) {
+  if (minBlocksPerSM <= 0)
+    return 0;
+  int64_t regs = 65536 / (threads * minBlocksPerSM) / 8 * 8;
+  return int(std::clamp<int64_t>(regs, 16, 255));
+}
+
+/// A short name of the conv for progress lines and errors: its location.
+static std::string describe(Conv2DOp op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  op.getLoc().print(os);
+  return text;
+}
+
+FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module,
+                                                 const ArtifactOptions &options,
+                                                 CompileTimes *times) {
   MLIRContext *ctx = module.getContext();
   auto start = Clock::now();
   double nvptxSeconds = 0;
@@ -68,7 +85,8 @@ FailureOr<std::string> spconv::emitPTXFoldedInPTX(ModuleOp module,
 
   TemplateCache cache(TemplateCache::resolveDir(options.cacheDir), "ptx");
   llvm::StringMap<std::unique_ptr<PtxBlockTemplate>> templates;
-  std::string header, kernelsText;
+  PtxProgram program;
+  std::string &header = program.header;
   int64_t index = 0;
   for (Conv2DOp op : convs) {
     if (failed(checkLowerable(op)))
@@ -86,7 +104,12 @@ FailureOr<std::string> spconv::emitPTXFoldedInPTX(ModuleOp module,
       bias = std::move(*b);
     }
     ConvShape shape = ConvShape::fromOp(op);
-    Tiling tiling = chooseTiling(shape, options.tiling);
+    Tiling requested = options.tiling;
+    std::string name = "spconv_conv2d_" + std::to_string(index++);
+    // Retried with a smaller block-k while one channel block's code exceeds the budget and
+    // block-k is the heuristic's to choose.
+    while (true) {
+    Tiling tiling = chooseTiling(shape, requested);
     std::string key = templateKey("ptx-block", shape, tiling, options.chip,
                                   "O" + std::to_string(options.llvmOptLevel));
 
@@ -136,15 +159,32 @@ FailureOr<std::string> spconv::emitPTXFoldedInPTX(ModuleOp module,
     KernelGeometry geometry(shape, tiling);
     BlockWeights blockWeights{*weights, bias, shape.k, tiling.blockK, geometry.kBlocks,
                               options.strictIEEE};
-    std::string name = "spconv_conv2d_" + std::to_string(index++);
     PtxFoldCounts counts;
-    llvm::Expected<std::string> kernel =
-        tmpl.instantiate(name, blockWeights, options.minBlocksPerSM, counts);
-    if (!kernel)
-      return op.emitError("folding the weights into the template PTX failed: ")
-             << llvm::toString(kernel.takeError());
-    kernelsText += "\n";
-    kernelsText += *kernel;
+    std::vector<std::string> blocks;
+    int64_t largestBlock = 0;
+    for (int64_t kb = 0; kb < geometry.kBlocks; ++kb) {
+      llvm::Expected<std::string> block = tmpl.stampBlock(name, blockWeights, kb, counts);
+      if (!block)
+        return op.emitError("folding the weights into the template PTX failed: ")
+               << llvm::toString(block.takeError());
+      largestBlock = std::max(largestBlock, countPtxInstructions(*block));
+      blocks.push_back(std::move(*block));
+    }
+    if (largestBlock > options.codeBudget && options.tiling.blockK == 0 && tiling.blockK > 1) {
+      requested.blockK = tiling.blockK / 2;
+      continue;
+    }
+    std::vector<PtxUnit> units =
+        tmpl.assemble(name, blocks, options.codeBudget, options.minBlocksPerSM);
+    std::string what = describe(op);
+    for (PtxUnit &unit : units) {
+      unit.label = unit.isEntry ? what : what + " " + unit.symbol;
+      if (!unit.isEntry)
+        unit.maxRegisters = maxRegistersFor(tiling.threads(), options.minBlocksPerSM);
+    }
+    int64_t pieces = units.size() == 1 ? 1 : units.size() - 1;
+    for (PtxUnit &unit : units)
+      program.units.push_back(std::move(unit));
 
     Builder b(ctx);
     op->setAttr(kKernelAttr, SymbolRefAttr::get(StringAttr::get(ctx, kKernelModuleName),
@@ -153,10 +193,13 @@ FailureOr<std::string> spconv::emitPTXFoldedInPTX(ModuleOp module,
     op->setAttr("spconv.fmas_kept", b.getI64IntegerAttr(counts.kept));
     op->setAttr("spconv.fmas_deleted", b.getI64IntegerAttr(counts.deleted));
     op->setAttr("spconv.dead_loads_dropped", b.getI64IntegerAttr(counts.deadLoads));
+    op->setAttr("spconv.kernel_pieces", b.getI64IntegerAttr(pieces));
+    break;
+    }
   }
   if (times) {
     times->nvptx = nvptxSeconds;
     times->lowerAndFold = secondsSince(start) - nvptxSeconds;
   }
-  return ptxModule(header, kernelsText);
+  return program;
 }

@@ -84,6 +84,23 @@ struct TranslateFlags {
                                   llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::opt<int64_t> chunkC{"chunk-c", llvm::cl::desc("Input channels staged at a time"),
                                 llvm::cl::init(0), llvm::cl::cat(tilingCat)};
+  llvm::cl::OptionCategory budgetCat{"spconv compile budgets (docs/design.md, \"Code-size budget\")"};
+  llvm::cl::opt<int64_t> codeBudget{
+      "code-budget",
+      llvm::cl::desc("PTX instructions one ptxas run may assemble; bigger kernels are split "
+                     "into pieces linked by nvlink (default 16384)"),
+      llvm::cl::init(16384), llvm::cl::cat(budgetCat)};
+  llvm::cl::opt<unsigned> jobs{
+      "jobs", llvm::cl::desc("Concurrent ptxas runs (0 = the machine's cores)"),
+      llvm::cl::init(0), llvm::cl::cat(budgetCat)};
+  llvm::cl::opt<uint64_t> ptxasMemoryBudget{
+      "ptxas-memory-budget",
+      llvm::cl::desc("MiB the concurrent ptxas runs may use together (estimated before each "
+                     "starts; a unit that cannot fit is refused)"),
+      llvm::cl::init(2048), llvm::cl::cat(budgetCat)};
+  llvm::cl::opt<bool> progress{
+      "progress", llvm::cl::desc("Print a line on stderr per assembled ptxas unit"),
+      llvm::cl::init(false), llvm::cl::cat(budgetCat)};
   llvm::cl::opt<std::string> artifactPrefix{
       "artifact-prefix",
       llvm::cl::desc("--spconv-compile writes <prefix>.ptx and <prefix>.cubin; the sidecar "
@@ -101,6 +118,10 @@ struct TranslateFlags {
     o.ptxasOptLevel = ptxasOptLevel;
     o.minBlocksPerSM = minBlocksPerSM;
     o.tiling = Tiling{blockK, outputsPerThread, tileP, threadsQ, chunkC};
+    o.codeBudget = codeBudget;
+    o.jobs = jobs;
+    o.ptxasMemoryBudget = ptxasMemoryBudget << 20;
+    o.progress = progress;
     return o;
   }
 };
@@ -136,7 +157,7 @@ LogicalResult translateToPtx(ModuleOp module, llvm::raw_ostream &os) {
 }
 
 LogicalResult translateToCubin(ModuleOp module, llvm::raw_ostream &os) {
-  FailureOr<std::string> ptx = emitPTX(module, flags->options());
+  FailureOr<PtxProgram> ptx = emitPTXProgram(module, flags->options());
   if (failed(ptx))
     return failure();
   FailureOr<std::string> cubin = assembleCubin(module.getLoc(), *ptx, flags->options());
@@ -183,14 +204,14 @@ LogicalResult translateToBlockTemplate(ModuleOp module, llvm::raw_ostream &os) {
 LogicalResult compileAll(ModuleOp module, llvm::raw_ostream &os) {
   ArtifactOptions options = flags->options();
   CompileTimes times;
-  FailureOr<std::string> ptx = emitPTX(module, options, &times);
+  FailureOr<PtxProgram> ptx = emitPTXProgram(module, options, &times);
   if (failed(ptx))
     return failure();
   FailureOr<std::string> cubin = assembleCubin(module.getLoc(), *ptx, options, &times);
   if (failed(cubin))
     return failure();
   std::string prefix = flags->artifactPrefix;
-  if (failed(writeFile(module.getLoc(), prefix + ".ptx", *ptx)) ||
+  if (failed(writeFile(module.getLoc(), prefix + ".ptx", ptx->text())) ||
       failed(writeFile(module.getLoc(), prefix + ".cubin", *cubin)))
     return failure();
   std::string base = llvm::sys::path::filename(prefix).str();

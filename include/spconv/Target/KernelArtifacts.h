@@ -9,6 +9,7 @@
 #define SPCONV_TARGET_KERNELARTIFACTS_H
 
 #include "spconv/Conversion/ConvTemplate/ConvShape.h"
+#include "spconv/Target/PtxBlockTemplate.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -35,6 +36,22 @@ struct ArtifactOptions {
   int llvmOptLevel = 3;      // LLVM -O level of the NVVM target (opt pipeline + NVPTX)
   int64_t minBlocksPerSM = 4;  // see spconv-compile-kernels
   Tiling tiling;               // overrides; 0 fields = heuristic (see chooseTiling)
+  /// PTX instructions one ptxas run may assemble: a kernel over it is split into pieces
+  /// (docs/design.md, "Code-size budget"); a channel block over it makes the heuristic
+  /// halve block-k.
+  int64_t codeBudget = 16384;
+  unsigned jobs = 0;            // concurrent ptxas runs (0 = the machine's cores)
+  uint64_t ptxasMemoryBudget = 2048ull << 20; // bytes for the concurrent ptxas runs
+  bool progress = false;        // a line on stderr per assembled unit
+};
+
+/// The PTX of a compile: units that ptxas can assemble one by one (the PTX-level fold), or
+/// one whole module (the LLVM-level fold).
+struct PtxProgram {
+  std::string header;
+  std::vector<PtxUnit> units;
+  std::string whole;
+  std::string text() const { return units.empty() ? whole : ptxModule(header, units); }
 };
 
 /// Seconds spent in each phase and how the templates were found, reported in the sidecar.
@@ -47,17 +64,25 @@ struct CompileTimes {
   double nvptx = 0;
   double ptxas = 0;
   int64_t cacheHits = 0, cacheMisses = 0;
+  int64_t ptxasUnits = 0, objectCacheHits = 0;
+  uint64_t ptxasPeakEstimate = 0;
 };
 
 /// PTX of `kernels` (a gpu.module with an NVVM target) from gpu-module-to-binary.
 mlir::FailureOr<std::string> serializeToPTX(mlir::gpu::GPUModuleOp kernels);
 
-/// Compiles every uncompiled conv, folding at `options.foldAt`, and returns the PTX module
-/// holding their kernels.
+/// Compiles every uncompiled conv, folding at `options.foldAt`, and returns the PTX of
+/// their kernels.
+mlir::FailureOr<PtxProgram> emitPTXProgram(mlir::ModuleOp module,
+                                           const ArtifactOptions &options,
+                                           CompileTimes *times = nullptr);
+/// emitPTXProgram as one PTX module.
 mlir::FailureOr<std::string> emitPTX(mlir::ModuleOp module, const ArtifactOptions &options,
                                      CompileTimes *times = nullptr);
-/// Runs ptxas on `ptx`; errors carry ptxas's own output.
-mlir::FailureOr<std::string> assembleCubin(mlir::Location loc, llvm::StringRef ptx,
+/// The cubin of `program`: one ptxas run for a single unit or a whole module; otherwise
+/// each unit assembled on its own, in parallel within the budgets, and linked by nvlink
+/// (PtxAssembler.h). Errors carry ptxas's own output and the unit's conv.
+mlir::FailureOr<std::string> assembleCubin(mlir::Location loc, const PtxProgram &program,
                                            const ArtifactOptions &options,
                                            CompileTimes *times = nullptr);
 /// The launch sidecar for every compiled conv of `module`.

@@ -51,9 +51,31 @@ struct BlockTemplateInfo {
   std::string str() const;
 };
 
+/// One piece of PTX that ptxas can assemble on its own (`ptxas -c`) and nvlink can link with
+/// the others: a conv's kernel is one unit, or, when its code exceeds the code budget,
+/// several `.func` pieces plus a small `.entry` that calls the piece owning its channel
+/// block (docs/design.md, "Code-size budget").
+struct PtxUnit {
+  std::string symbol;       // the .entry or .func it defines
+  std::string externs;      // declarations of what it uses from other units
+  std::string globals;      // module-scope definitions it owns (the shared tile)
+  std::string code;         // the function itself
+  int64_t instructions = 0; // PTX instruction lines, the measure of ptxas time and memory
+  bool isEntry = false;
+  int maxRegisters = 0;     // ptxas --maxrregcount for a piece (an entry has its directives)
+  std::string label;        // what it is, for progress and errors (the compiler sets it)
+};
+
+/// Lines of `text` that are PTX instructions (not labels, braces, declarations, comments).
+int64_t countPtxInstructions(llvm::StringRef text);
+
 /// A PTX module: a comment naming how it was made, `header` (from moduleHeader()), then the
 /// kernels.
 std::string ptxModule(llvm::StringRef header, llvm::StringRef kernels);
+/// One PTX module holding `units` (pieces before the entries that call them).
+std::string ptxModule(llvm::StringRef header, llvm::ArrayRef<PtxUnit> units);
+/// `unit` alone, with declarations of what it uses: the input of `ptxas -c`.
+std::string ptxUnitModule(llvm::StringRef header, const PtxUnit &unit);
 
 class PtxBlockTemplate {
 public:
@@ -64,6 +86,23 @@ public:
 
   /// The `.version`, `.target` and `.address_size` lines.
   llvm::StringRef moduleHeader() const { return header; }
+
+  /// Checks that `weights` match what the template's placeholders number.
+  llvm::Error checkWeights(const BlockWeights &weights) const;
+
+  /// Channel block `kb` of the kernel `name`, folded with `weights`: a `{ }` scope labelled
+  /// `$spconv_block_<kb>` that ends in `ret`.
+  llvm::Expected<std::string> stampBlock(llvm::StringRef name, const BlockWeights &weights,
+                                         int64_t kb, PtxFoldCounts &counts) const;
+
+  /// The kernel `name` from its stamped channel blocks (`blocks[kb]` from stampBlock). When
+  /// their instructions add up to at most `budget`, one `.entry` unit holding every block;
+  /// otherwise consecutive blocks are packed into `.func` pieces of at most `budget`
+  /// instructions each (a block larger than `budget` gets a piece of its own) and a last
+  /// `.entry` unit calls the piece owning `%ctaid.y`. The shared tile is then a module-scope
+  /// variable owned by the entry so that every piece uses the same bytes.
+  std::vector<PtxUnit> assemble(llvm::StringRef name, llvm::ArrayRef<std::string> blocks,
+                                int64_t budget, int64_t minBlocksPerSM) const;
 
   /// The kernel `name` computing every channel block of a conv with `weights`.
   /// `minBlocksPerSM` > 0 adds `.minnctapersm`.

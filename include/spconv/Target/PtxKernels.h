@@ -24,12 +24,12 @@ mlir::FailureOr<std::string> buildBlockTemplatePTX(mlir::MLIRContext *ctx,
                                                    const ArtifactOptions &options,
                                                    double &nvptxSeconds);
 
-/// Compiles every conv of `module` not compiled yet and returns a PTX module with one
-/// kernel per conv. Each conv is tagged like spconv-compile-kernels tags it
+/// Compiles every conv of `module` not compiled yet and returns the PTX units of one
+/// kernel per conv (several units for a kernel whose code exceeds options.codeBudget). Each conv is tagged like spconv-compile-kernels tags it
 /// (spconv.kernel, spconv.launch) plus spconv.fmas_kept / spconv.fmas_deleted /
 /// spconv.dead_loads_dropped. Convs an earlier pass already lowered are an error: their
 /// kernels are LLVM IR, which only the LLVM-level fold handles.
-mlir::FailureOr<std::string> emitPTXFoldedInPTX(mlir::ModuleOp module,
+mlir::FailureOr<PtxProgram> emitPTXFoldedInPTX(mlir::ModuleOp module,
                                                 const ArtifactOptions &options,
                                                 CompileTimes *times);
 } // namespace spconv

@@ -12,16 +12,16 @@ using namespace mlir;
 using namespace spconv;
 
 static Value cst(OpBuilder &b, Location loc, int64_t v) {
-  return b.create<arith::ConstantIndexOp>(loc, v);
+  return arith::ConstantIndexOp::create(b, loc, v);
 }
 
 BlockCoords ConvTemplateEmitter::emitBlockCoords(OpBuilder &b, Location loc, Value tileIdx,
                                                  Value n) const {
   Value tilesQ = cst(b, loc, geom.tilesQ);
-  Value tp = b.create<arith::DivUIOp>(loc, tileIdx, tilesQ);
-  Value tq = b.create<arith::RemUIOp>(loc, tileIdx, tilesQ);
-  Value p0 = b.create<arith::MulIOp>(loc, tp, cst(b, loc, tiling.tileP));
-  Value q0 = b.create<arith::MulIOp>(loc, tq, cst(b, loc, tiling.tileQ()));
+  Value tp = arith::DivUIOp::create(b, loc, tileIdx, tilesQ);
+  Value tq = arith::RemUIOp::create(b, loc, tileIdx, tilesQ);
+  Value p0 = arith::MulIOp::create(b, loc, tp, cst(b, loc, tiling.tileP));
+  Value q0 = arith::MulIOp::create(b, loc, tq, cst(b, loc, tiling.tileQ()));
   return {n, p0, q0};
 }
 
@@ -38,52 +38,46 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid,
   int64_t rowStep = threads / geom.inTileW, colStep = threads % geom.inTileW;
   int64_t total = chunkChannels * plane;
   // Top-left input coordinate of the tile (may be negative inside the padding).
-  Value y0 = b.create<arith::SubIOp>(
-      loc, b.create<arith::MulIOp>(loc, bc.p0, cst(b, loc, shape.sh)), cst(b, loc, shape.pt));
-  Value x0 = b.create<arith::SubIOp>(
-      loc, b.create<arith::MulIOp>(loc, bc.q0, cst(b, loc, shape.sw)), cst(b, loc, shape.pl));
+  Value y0 = arith::SubIOp::create(b, loc, arith::MulIOp::create(b, loc, bc.p0, cst(b, loc, shape.sh)), cst(b, loc, shape.pt));
+  Value x0 = arith::SubIOp::create(b, loc, arith::MulIOp::create(b, loc, bc.q0, cst(b, loc, shape.sw)), cst(b, loc, shape.pl));
   Value zero = cst(b, loc, 0);
-  Value row0 = b.create<arith::DivUIOp>(loc, tid, cst(b, loc, geom.inTileW));
-  Value col0 = b.create<arith::RemUIOp>(loc, tid, cst(b, loc, geom.inTileW));
-  auto loop = b.create<scf::ForOp>(loc, tid, cst(b, loc, total), cst(b, loc, threads),
+  Value row0 = arith::DivUIOp::create(b, loc, tid, cst(b, loc, geom.inTileW));
+  Value col0 = arith::RemUIOp::create(b, loc, tid, cst(b, loc, geom.inTileW));
+  auto loop = scf::ForOp::create(b, loc, tid, cst(b, loc, total), cst(b, loc, threads),
                                    ValueRange{row0, col0});
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value e = loop.getInductionVar();
   Value row = loop.getRegionIterArgs()[0], col = loop.getRegionIterArgs()[1];
-  Value cc = b.create<arith::DivUIOp>(loc, row, cst(b, loc, geom.inTileH));
-  Value y = b.create<arith::RemUIOp>(loc, row, cst(b, loc, geom.inTileH));
-  Value iy = b.create<arith::AddIOp>(loc, y0, y);
-  Value ix = b.create<arith::AddIOp>(loc, x0, col);
-  Value c = b.create<arith::AddIOp>(loc, cc, cst(b, loc, c0));
+  Value cc = arith::DivUIOp::create(b, loc, row, cst(b, loc, geom.inTileH));
+  Value y = arith::RemUIOp::create(b, loc, row, cst(b, loc, geom.inTileH));
+  Value iy = arith::AddIOp::create(b, loc, y0, y);
+  Value ix = arith::AddIOp::create(b, loc, x0, col);
+  Value c = arith::AddIOp::create(b, loc, cc, cst(b, loc, c0));
   auto inRange = [&](Value v, int64_t hi) {
-    return b.create<arith::AndIOp>(
-        loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, v, zero),
-        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, v, cst(b, loc, hi)));
+    return arith::AndIOp::create(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, v, zero),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v, cst(b, loc, hi)));
   };
-  Value inside = b.create<arith::AndIOp>(loc, inRange(iy, shape.h), inRange(ix, shape.w));
-  auto ifOp = b.create<scf::IfOp>(
-      loc, inside,
+  Value inside = arith::AndIOp::create(b, loc, inRange(iy, shape.h), inRange(ix, shape.w));
+  auto ifOp = scf::IfOp::create(b, loc, inside,
       [&](OpBuilder &tb, Location l) {
-        Value v = tb.create<memref::LoadOp>(l, input, ValueRange{bc.n, c, iy, ix});
-        tb.create<scf::YieldOp>(l, v);
+        Value v = memref::LoadOp::create(tb, l, input, ValueRange{bc.n, c, iy, ix});
+        scf::YieldOp::create(tb, l, v);
       },
       [&](OpBuilder &eb, Location l) {
-        Value z = eb.create<arith::ConstantOp>(l, eb.getF32FloatAttr(0.0f));
-        eb.create<scf::YieldOp>(l, z);
+        Value z = arith::ConstantOp::create(eb, l, eb.getF32FloatAttr(0.0f));
+        scf::YieldOp::create(eb, l, z);
       });
-  b.create<memref::StoreOp>(loc, ifOp.getResult(0), tile, ValueRange{e});
+  memref::StoreOp::create(b, loc, ifOp.getResult(0), tile, ValueRange{e});
   // Advance (row, col) by `threads` elements.
-  Value nextCol = b.create<arith::AddIOp>(loc, col, cst(b, loc, colStep));
-  Value wrap = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, nextCol,
+  Value nextCol = arith::AddIOp::create(b, loc, col, cst(b, loc, colStep));
+  Value wrap = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, nextCol,
                                        cst(b, loc, geom.inTileW));
   Value one = cst(b, loc, 1);
-  Value nextRow = b.create<arith::AddIOp>(
-      loc, b.create<arith::AddIOp>(loc, row, cst(b, loc, rowStep)),
-      b.create<arith::SelectOp>(loc, wrap, one, zero));
-  nextCol = b.create<arith::SelectOp>(
-      loc, wrap, b.create<arith::SubIOp>(loc, nextCol, cst(b, loc, geom.inTileW)), nextCol);
-  b.create<scf::YieldOp>(loc, ValueRange{nextRow, nextCol});
+  Value nextRow = arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, row, cst(b, loc, rowStep)),
+      arith::SelectOp::create(b, loc, wrap, one, zero));
+  nextCol = arith::SelectOp::create(b, loc, wrap, arith::SubIOp::create(b, loc, nextCol, cst(b, loc, geom.inTileW)), nextCol);
+  scf::YieldOp::create(b, loc, ValueRange{nextRow, nextCol});
 }
 
 int64_t ConvTemplateEmitter::numAccumulators(int64_t kb) const {
@@ -97,7 +91,7 @@ SmallVector<Value> ConvTemplateEmitter::emitInitialAccumulators(OpBuilder &b, Lo
   int64_t kN = std::min(tiling.blockK, shape.k - kb * tiling.blockK);
   for (int64_t kk = 0; kk < kN; ++kk) {
     float init = shape.hasBias ? placeholder::bias(kb * tiling.blockK + kk) : 0.0f;
-    Value v = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(init));
+    Value v = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(init));
     for (int64_t o = 0; o < tiling.outputsPerThread; ++o)
       accs.push_back(v);
   }
@@ -116,11 +110,10 @@ void ConvTemplateEmitter::emitChunkFMAs(OpBuilder &b, Location loc, Value tid, i
   // The thread's first input element in a channel plane; every load below adds a constant
   // to it, which the backend folds into the address.
   Value tq = cst(b, loc, tiling.threadsQ);
-  Value ty = b.create<arith::DivUIOp>(loc, tid, tq);
-  Value tx = b.create<arith::RemUIOp>(loc, tid, tq);
-  Value base = b.create<arith::AddIOp>(
-      loc, b.create<arith::MulIOp>(loc, ty, cst(b, loc, shape.sh * geom.inTileW)),
-      b.create<arith::MulIOp>(loc, tx, cst(b, loc, shape.sw)));
+  Value ty = arith::DivUIOp::create(b, loc, tid, tq);
+  Value tx = arith::RemUIOp::create(b, loc, tid, tq);
+  Value base = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, ty, cst(b, loc, shape.sh * geom.inTileW)),
+      arith::MulIOp::create(b, loc, tx, cst(b, loc, shape.sw)));
   SmallVector<Value> in(opt);
   for (int64_t cc = 0; cc < chunkChannels; ++cc) {
     for (int64_t r = 0; r < shape.r; ++r) {
@@ -128,17 +121,16 @@ void ConvTemplateEmitter::emitChunkFMAs(OpBuilder &b, Location loc, Value tid, i
         for (int64_t o = 0; o < opt; ++o) {
           int64_t off = cc * plane + r * shape.dh * geom.inTileW + s * shape.dw +
                         o * tiling.threadsQ * shape.sw;
-          Value idx = b.create<arith::AddIOp>(loc, base, cst(b, loc, off));
-          in[o] = b.create<memref::LoadOp>(loc, tile, ValueRange{idx});
+          Value idx = arith::AddIOp::create(b, loc, base, cst(b, loc, off));
+          in[o] = memref::LoadOp::create(b, loc, tile, ValueRange{idx});
         }
         for (int64_t kk = 0; kk < kN; ++kk) {
           int64_t widx = (((kLo + kk) * shape.c + c0 + cc) * shape.r + r) * shape.s + s;
-          Value w = b.create<arith::ConstantOp>(
-              loc, b.getF32FloatAttr(placeholder::weight(widx)));
+          Value w = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(placeholder::weight(widx)));
           // llvm.intr.fma rather than math.fma: the latter becomes a libdevice call on NVVM.
           for (int64_t o = 0; o < opt; ++o) {
             Value &acc = accs[kk * opt + o];
-            acc = b.create<LLVM::FMAOp>(loc, in[o], w, acc);
+            acc = LLVM::FMAOp::create(b, loc, in[o], w, acc);
           }
         }
       }
@@ -156,34 +148,33 @@ void ConvTemplateEmitter::emitStore(OpBuilder &b, Location loc, Value tid,
   // channels past K exist in the code but must not be stored.
   bool guardK = kBase && shape.k % tiling.blockK != 0;
   Value tq = cst(b, loc, tiling.threadsQ);
-  Value ty = b.create<arith::DivUIOp>(loc, tid, tq);
-  Value tx = b.create<arith::RemUIOp>(loc, tid, tq);
-  Value p = b.create<arith::AddIOp>(loc, bc.p0, ty);
-  Value pOk = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, p, cst(b, loc, shape.p));
-  Value zero = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(0.0f));
+  Value ty = arith::DivUIOp::create(b, loc, tid, tq);
+  Value tx = arith::RemUIOp::create(b, loc, tid, tq);
+  Value p = arith::AddIOp::create(b, loc, bc.p0, ty);
+  Value pOk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p, cst(b, loc, shape.p));
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
   for (int64_t o = 0; o < opt; ++o) {
-    Value q = b.create<arith::AddIOp>(
-        loc, b.create<arith::AddIOp>(loc, bc.q0, tx), cst(b, loc, o * tiling.threadsQ));
+    Value q = arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, bc.q0, tx), cst(b, loc, o * tiling.threadsQ));
     Value qOk =
-        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, q, cst(b, loc, shape.q));
-    Value ok = b.create<arith::AndIOp>(loc, pOk, qOk);
-    auto ifOp = b.create<scf::IfOp>(loc, ok, /*withElseRegion=*/false);
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, q, cst(b, loc, shape.q));
+    Value ok = arith::AndIOp::create(b, loc, pOk, qOk);
+    auto ifOp = scf::IfOp::create(b, loc, ok, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
     for (int64_t kk = 0; kk < kN; ++kk) {
       Value v = accs[kk * opt + o];
       if (shape.relu)
-        v = b.create<arith::MaximumFOp>(loc, v, zero);
-      Value k = kBase ? b.create<arith::AddIOp>(loc, kBase, cst(b, loc, kk)).getResult()
+        v = arith::MaximumFOp::create(b, loc, v, zero);
+      Value k = kBase ? arith::AddIOp::create(b, loc, kBase, cst(b, loc, kk)).getResult()
                       : cst(b, loc, kLo + kk);
       OpBuilder::InsertionGuard kGuard(b);
       if (guardK) {
-        Value kOk = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, k,
+        Value kOk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, k,
                                             cst(b, loc, shape.k));
-        auto kIf = b.create<scf::IfOp>(loc, kOk, /*withElseRegion=*/false);
+        auto kIf = scf::IfOp::create(b, loc, kOk, /*withElseRegion=*/false);
         b.setInsertionPointToStart(kIf.thenBlock());
       }
-      b.create<memref::StoreOp>(loc, v, output, ValueRange{bc.n, k, p, q});
+      memref::StoreOp::create(b, loc, v, output, ValueRange{bc.n, k, p, q});
     }
   }
 }

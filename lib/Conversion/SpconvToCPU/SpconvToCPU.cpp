@@ -26,13 +26,13 @@ using namespace mlir;
 using namespace spconv;
 
 static Value cst(OpBuilder &b, Location loc, int64_t v) {
-  return b.create<arith::ConstantIndexOp>(loc, v);
+  return arith::ConstantIndexOp::create(b, loc, v);
 }
 
 /// Runs `body(tid)` for every thread of a block: one barrier-separated phase.
 static void forEachThread(OpBuilder &b, Location loc, int64_t threads,
                           function_ref<void(OpBuilder &, Value)> body) {
-  auto loop = b.create<scf::ForOp>(loc, cst(b, loc, 0), cst(b, loc, threads), cst(b, loc, 1));
+  auto loop = scf::ForOp::create(b, loc, cst(b, loc, 0), cst(b, loc, threads), cst(b, loc, 1));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   body(b, loop.getInductionVar());
@@ -49,33 +49,32 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
   int64_t maxAccs = tiling.blockK * tiling.outputsPerThread;
 
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  auto func = b.create<func::FuncOp>(loc, name, b.getFunctionType({inType, outType}, {}));
+  auto func = func::FuncOp::create(b, loc, name, b.getFunctionType({inType, outType}, {}));
   func->setAttr("llvm.emit_c_interface", b.getUnitAttr());
   func->setAttr(kTemplateAttr, b.getUnitAttr());
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
   Value input = entry->getArgument(0), output = entry->getArgument(1);
-  Value tile = b.create<memref::AllocaOp>(loc, MemRefType::get({g.sharedFloats}, f32));
-  Value accBuf = b.create<memref::AllocaOp>(
-      loc, MemRefType::get({tiling.threads(), maxAccs}, f32));
+  Value tile = memref::AllocaOp::create(b, loc, MemRefType::get({g.sharedFloats}, f32));
+  Value accBuf = memref::AllocaOp::create(b, loc, MemRefType::get({tiling.threads(), maxAccs}, f32));
 
   for (int64_t kb = 0; kb < g.kBlocks; ++kb) {
-    auto nLoop = b.create<scf::ForOp>(loc, cst(b, loc, 0), cst(b, loc, shape.n), cst(b, loc, 1));
+    auto nLoop = scf::ForOp::create(b, loc, cst(b, loc, 0), cst(b, loc, shape.n), cst(b, loc, 1));
     OpBuilder::InsertionGuard nGuard(b);
     b.setInsertionPointToStart(nLoop.getBody());
-    auto tLoop = b.create<scf::ForOp>(loc, cst(b, loc, 0), cst(b, loc, g.grid[0]), cst(b, loc, 1));
+    auto tLoop = scf::ForOp::create(b, loc, cst(b, loc, 0), cst(b, loc, g.grid[0]), cst(b, loc, 1));
     b.setInsertionPointToStart(tLoop.getBody());
     BlockCoords bc =
         emitter.emitBlockCoords(b, loc, tLoop.getInductionVar(), nLoop.getInductionVar());
     int64_t numAccs = emitter.numAccumulators(kb);
     auto saveAccs = [&](OpBuilder &tb, Value tid, ArrayRef<Value> accs) {
       for (int64_t a = 0; a < numAccs; ++a)
-        tb.create<memref::StoreOp>(loc, accs[a], accBuf, ValueRange{tid, cst(tb, loc, a)});
+        memref::StoreOp::create(tb, loc, accs[a], accBuf, ValueRange{tid, cst(tb, loc, a)});
     };
     auto loadAccs = [&](OpBuilder &tb, Value tid) {
       SmallVector<Value> accs;
       for (int64_t a = 0; a < numAccs; ++a)
-        accs.push_back(tb.create<memref::LoadOp>(loc, accBuf, ValueRange{tid, cst(tb, loc, a)}));
+        accs.push_back(memref::LoadOp::create(tb, loc, accBuf, ValueRange{tid, cst(tb, loc, a)}));
       return accs;
     };
     forEachThread(b, loc, tiling.threads(), [&](OpBuilder &tb, Value tid) {
@@ -95,7 +94,7 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
       emitter.emitStore(tb, loc, tid, bc, kb, loadAccs(tb, tid), output);
     });
   }
-  b.create<func::ReturnOp>(loc);
+  func::ReturnOp::create(b, loc);
   return func;
 }
 

@@ -31,7 +31,7 @@ gpu::GPUModuleOp spconv::getOrCreateKernelModule(ModuleOp module) {
     return existing;
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(module.getContext()));
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  return b.create<gpu::GPUModuleOp>(module.getLoc(), kKernelModuleName);
+  return gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
 }
 
 /// An empty side-effecting inline asm that reads every accumulator. LLVM may not move it, so
@@ -53,7 +53,7 @@ static void pinAccumulators(OpBuilder &b, Location loc, ArrayRef<Value> accs, in
     constraints += i ? ",f" : "f";
   std::string text =
       "// spconv channel block " + std::to_string(kb) + " chunk " + std::to_string(chunk);
-  b.create<LLVM::InlineAsmOp>(loc, TypeRange{}, accs, text, constraints,
+  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, accs, text, constraints,
                               /*has_side_effects=*/true, /*is_align_stack=*/false,
                               LLVM::tailcallkind::TailCallKind::None,
                               /*asm_dialect=*/LLVM::AsmDialectAttr(),
@@ -69,9 +69,9 @@ static void emitChannelBlock(OpBuilder &b, Location loc, const ConvTemplateEmitt
   for (int64_t chunk = 0; chunk < g.numChunks; ++chunk) {
     // The previous chunk's readers must be done before the tile is overwritten.
     if (chunk > 0)
-      b.create<gpu::BarrierOp>(loc);
+      gpu::BarrierOp::create(b, loc);
     emitter.emitStage(b, loc, tid, bc, chunk, input, tile);
-    b.create<gpu::BarrierOp>(loc);
+    gpu::BarrierOp::create(b, loc);
     emitter.emitChunkFMAs(b, loc, tid, kb, chunk, tile, accs);
     pinAccumulators(b, loc, accs, kb, chunk);
   }
@@ -92,7 +92,7 @@ gpu::GPUFuncOp spconv::emitGPUKernel(const ConvShape &shape, const Tiling &tilin
       gpu::AddressSpaceAttr::get(ctx, gpu::GPUDialect::getWorkgroupAddressSpace()));
 
   OpBuilder b = OpBuilder::atBlockEnd(gpuModule.getBody());
-  auto func = b.create<gpu::GPUFuncOp>(loc, name, b.getFunctionType({inType, outType}, {}),
+  auto func = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType({inType, outType}, {}),
                                        TypeRange{tileType}, TypeRange{});
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func->setAttr(form == KernelForm::OneChannelBlock ? kBlockTemplateAttr : kTemplateAttr,
@@ -106,36 +106,35 @@ gpu::GPUFuncOp spconv::emitGPUKernel(const ConvShape &shape, const Tiling &tilin
   b.setInsertionPointToStart(&entry);
   Value input = entry.getArgument(0), output = entry.getArgument(1);
   Value tile = func.getWorkgroupAttributions().front();
-  Value tid = b.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
-  Value tileIdx = b.create<gpu::BlockIdOp>(loc, gpu::Dimension::x);
-  Value kBlock = b.create<gpu::BlockIdOp>(loc, gpu::Dimension::y);
-  Value n = b.create<gpu::BlockIdOp>(loc, gpu::Dimension::z);
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value tileIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value kBlock = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+  Value n = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
   BlockCoords bc = emitter.emitBlockCoords(b, loc, tileIdx, n);
 
   if (form == KernelForm::OneChannelBlock) {
     // Block 0's code, storing to the channels of whichever block runs it.
-    Value kBase = b.create<arith::MulIOp>(
-        loc, kBlock, b.create<arith::ConstantIndexOp>(loc, tiling.blockK));
+    Value kBase = arith::MulIOp::create(b, loc, kBlock, arith::ConstantIndexOp::create(b, loc, tiling.blockK));
     emitChannelBlock(b, loc, emitter, tid, bc, /*kb=*/0, input, output, tile, kBase);
-    b.create<gpu::ReturnOp>(loc);
+    gpu::ReturnOp::create(b, loc);
     return func;
   }
 
   SmallVector<int64_t> cases;
   for (int64_t kb = 0; kb < g.kBlocks; ++kb)
     cases.push_back(kb);
-  auto sw = b.create<scf::IndexSwitchOp>(loc, TypeRange{}, kBlock, cases, cases.size());
-  b.create<gpu::ReturnOp>(loc);
+  auto sw = scf::IndexSwitchOp::create(b, loc, TypeRange{}, kBlock, cases, cases.size());
+  gpu::ReturnOp::create(b, loc);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&sw.getDefaultRegion().emplaceBlock());
-    b.create<scf::YieldOp>(loc);
+    scf::YieldOp::create(b, loc);
   }
   for (int64_t kb = 0; kb < g.kBlocks; ++kb) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&sw.getCaseRegions()[kb].emplaceBlock());
     emitChannelBlock(b, loc, emitter, tid, bc, kb, input, output, tile, /*kBase=*/nullptr);
-    b.create<scf::YieldOp>(loc);
+    scf::YieldOp::create(b, loc);
   }
   return func;
 }

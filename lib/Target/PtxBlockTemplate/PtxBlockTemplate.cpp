@@ -423,10 +423,7 @@ struct BlockFold {
 };
 } // namespace
 
-llvm::Expected<std::string> PtxBlockTemplate::instantiate(StringRef name,
-                                                          const BlockWeights &w,
-                                                          int64_t minBlocksPerSM,
-                                                          PtxFoldCounts &counts) const {
+llvm::Error PtxBlockTemplate::checkWeights(const BlockWeights &w) const {
   if (w.k <= 0 || w.blockK <= 0 || w.kBlocks != (w.k + w.blockK - 1) / w.blockK ||
       w.weights.size() % w.k != 0)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -450,200 +447,195 @@ llvm::Expected<std::string> PtxBlockTemplate::instantiate(StringRef name,
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "the template expects a bias the conv does not have");
 
+  return llvm::Error::success();
+}
+
+/// Copies a line with the kernel renamed, labels suffixed per block and %r registers
+/// replaced through `fold.alias` (when given), counting every register it writes out.
+static void emitRenamed(llvm::raw_ostream &os, StringRef line, StringRef tmplName,
+                        StringRef name, BlockFold *fold, StringRef labelSuffix) {
+  size_t last = 0;
+  forEachToken(line, [&](size_t off, StringRef tok) {
+    if (fold)
+      if (std::optional<uint32_t> r = parseReg32(tok)) {
+        uint32_t id = fold->alias[*r] >= 0 ? uint32_t(fold->alias[*r]) : *r;
+        ++fold->mentions[id];
+        if (id != *r) {
+          os << line.substr(last, off - last) << "%r" << id;
+          last = off + tok.size();
+        }
+        return;
+      }
+    if (tok.starts_with("$")) {
+      os << line.substr(last, off + tok.size() - last) << labelSuffix;
+      last = off + tok.size();
+    } else if (size_t at = tok.find(tmplName); at != StringRef::npos) {
+      // The entry, its parameters and its shared tile (`__wg_<entry>_0`) carry the name.
+      os << line.substr(last, off - last) << tok.take_front(at) << name
+         << tok.drop_front(at + tmplName.size());
+      last = off + tok.size();
+    }
+  });
+  os << line.substr(last) << '\n';
+}
+
+llvm::Expected<std::string> PtxBlockTemplate::stampBlock(StringRef name, const BlockWeights &w,
+                                                         int64_t kb,
+                                                         PtxFoldCounts &counts) const {
+  if (llvm::Error err = checkWeights(w))
+    return std::move(err);
+  if (kb < 0 || kb >= w.kBlocks)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "channel block " + llvm::Twine(kb) + " out of range");
+  int64_t perChannel = w.weights.size() / w.k;
   std::string out;
-  out.reserve(text->size() * 2 / 10 * w.kBlocks + 4096);
+  out.reserve(text->size() * 2 / 10 + 1024);
   llvm::raw_string_ostream os(out);
   StringRef tmplName = entry;
-  // Copies a line with the kernel renamed, labels suffixed per block and %r registers
-  // replaced through `fold.alias`, counting every register it writes out.
   auto emitRenamed = [&](StringRef line, BlockFold *fold, StringRef labelSuffix) {
-    size_t last = 0;
-    forEachToken(line, [&](size_t off, StringRef tok) {
-      if (fold)
-        if (std::optional<uint32_t> r = parseReg32(tok)) {
-          uint32_t id = fold->alias[*r] >= 0 ? uint32_t(fold->alias[*r]) : *r;
-          ++fold->mentions[id];
-          if (id != *r) {
-            os << line.substr(last, off - last) << "%r" << id;
-            last = off + tok.size();
-          }
-          return;
-        }
-      if (tok.starts_with("$")) {
-        os << line.substr(last, off + tok.size() - last) << labelSuffix;
-        last = off + tok.size();
-      } else if (tok.starts_with(tmplName)) {
-        os << line.substr(last, off - last) << name << tok.drop_front(tmplName.size());
-        last = off + tok.size();
-      }
-    });
-    os << line.substr(last) << '\n';
+    ::emitRenamed(os, line, tmplName, name, fold, labelSuffix);
   };
-
-  os << ".visible .entry " << name << "(\n";
-  llvm::SmallVector<StringRef> paramLines;
-  params.split(paramLines, '\n');
-  for (StringRef p : paramLines)
-    emitRenamed(p, nullptr, "");
-  os << ")\n";
-  if (!directives.empty())
-    os << directives << '\n';
-  if (minBlocksPerSM > 0 && !directives.contains(".minnctapersm"))
-    os << ".minnctapersm " << minBlocksPerSM << '\n';
-  os << "{\n\t.reg .b32 \t%spconv_block;\n\t.reg .pred \t%spconv_is_block<" << w.kBlocks
-     << ">;\n";
-  for (StringRef d : sharedDecls)
+  std::string suffix = "_b" + std::to_string(kb);
+  os << "$spconv_block_" << kb << ":\n\t{\n";
+  for (StringRef d : localDecls)
     emitRenamed(d, nullptr, "");
-  // blockIdx.y picks the channel block; the grid never has more blocks along y.
-  os << "\tmov.u32 \t%spconv_block, %ctaid.y;\n";
-  for (int64_t kb = 1; kb < w.kBlocks; ++kb)
-    os << "\tsetp.eq.u32 \t%spconv_is_block" << kb << ", %spconv_block, " << kb << ";\n\t@%spconv_is_block"
-       << kb << " bra \t$spconv_block_" << kb << ";\n";
-
-  for (int64_t kb = 0; kb < w.kBlocks; ++kb) {
-    std::string suffix = "_b" + std::to_string(kb);
-    os << "$spconv_block_" << kb << ":\n\t{\n";
-    for (StringRef d : localDecls)
-      emitRenamed(d, nullptr, "");
-    BlockFold fold(w, kb, perChannel, defCount.size());
-    // Where each shared load landed in `out`, to drop the ones nobody reads afterwards.
-    struct LoadSpan { size_t begin, end; const Line *line; };
-    std::vector<LoadSpan> loads;
-    size_t blockBegin = out.size();
-    for (const Line &line : body) {
-      switch (line.kind) {
-      case Line::SharedLoad: {
-        size_t begin = out.size();
-        emitRenamed(line.text, &fold, suffix);
-        loads.push_back({begin - blockBegin, out.size() - blockBegin, &line});
-        break;
+  BlockFold fold(w, kb, perChannel, defCount.size());
+  // Where each shared load landed in `out`, to drop the ones nobody reads afterwards.
+  struct LoadSpan { size_t begin, end; const Line *line; };
+  std::vector<LoadSpan> loads;
+  size_t blockBegin = out.size();
+  for (const Line &line : body) {
+    switch (line.kind) {
+    case Line::SharedLoad: {
+      size_t begin = out.size();
+      emitRenamed(line.text, &fold, suffix);
+      loads.push_back({begin - blockBegin, out.size() - blockBegin, &line});
+      break;
+    }
+    case Line::MovConst: {
+      bool absent;
+      float v = fold.resolve(*line.opPlaceholder[0], absent);
+      if (defCount[line.dest] == 1) {
+        fold.hasConst[line.dest] = 1;
+        fold.constValue[line.dest] = v;
+        fold.constAbsent[line.dest] = absent;
       }
-      case Line::MovConst: {
-        bool absent;
-        float v = fold.resolve(*line.opPlaceholder[0], absent);
-        if (defCount[line.dest] == 1) {
-          fold.hasConst[line.dest] = 1;
-          fold.constValue[line.dest] = v;
-          fold.constAbsent[line.dest] = absent;
+      ++fold.mentions[line.dest];
+      os << "\tmov.b32 \t%r" << line.dest << ", " << f32Imm(v) << ";\n";
+      break;
+    }
+    case Line::Fma: {
+      // Which factor holds the weight, and its value.
+      std::optional<float> weight;
+      bool absent = false;
+      int weightOp = -1;
+      for (int o : {0, 1}) {
+        if (line.opPlaceholder[o]) {
+          weight = fold.resolve(*line.opPlaceholder[o], absent);
+          weightOp = o;
+        } else if (line.opReg[o] && fold.hasConst[*line.opReg[o]]) {
+          weight = fold.constValue[*line.opReg[o]];
+          absent = fold.constAbsent[*line.opReg[o]];
+          weightOp = o;
         }
-        ++fold.mentions[line.dest];
-        os << "\tmov.b32 \t%r" << line.dest << ", " << f32Imm(v) << ";\n";
-        break;
       }
-      case Line::Fma: {
-        // Which factor holds the weight, and its value.
-        std::optional<float> weight;
-        bool absent = false;
-        int weightOp = -1;
-        for (int o : {0, 1}) {
-          if (line.opPlaceholder[o]) {
-            weight = fold.resolve(*line.opPlaceholder[o], absent);
-            weightOp = o;
-          } else if (line.opReg[o] && fold.hasConst[*line.opReg[o]]) {
-            weight = fold.constValue[*line.opReg[o]];
-            absent = fold.constAbsent[*line.opReg[o]];
-            weightOp = o;
-          }
-        }
-        // The addend: a register (through the aliases) or an immediate (maybe the bias).
-        std::string addend;
-        std::optional<uint32_t> addendReg = line.opReg[2];
-        if (addendReg) {
-          if (fold.alias[*addendReg] >= 0)
-            addendReg = uint32_t(fold.alias[*addendReg]);
-          if (!fold.immediate[*addendReg].empty()) {
-            addend = fold.immediate[*addendReg];
-            addendReg.reset();
-          } else if (fold.hasConst[*addendReg]) {
-            // A bias the template moved into a register (NVPTX at -O0).
-            addend = f32Imm(fold.constValue[*addendReg]);
-            addendReg.reset();
-          } else {
-            addend = "%r" + std::to_string(*addendReg);
-          }
-        } else if (line.opPlaceholder[2]) {
-          bool biasAbsent;
-          addend = f32Imm(fold.resolve(*line.opPlaceholder[2], biasAbsent));
+      // The addend: a register (through the aliases) or an immediate (maybe the bias).
+      std::string addend;
+      std::optional<uint32_t> addendReg = line.opReg[2];
+      if (addendReg) {
+        if (fold.alias[*addendReg] >= 0)
+          addendReg = uint32_t(fold.alias[*addendReg]);
+        if (!fold.immediate[*addendReg].empty()) {
+          addend = fold.immediate[*addendReg];
+          addendReg.reset();
+        } else if (fold.hasConst[*addendReg]) {
+          // A bias the template moved into a register (NVPTX at -O0).
+          addend = f32Imm(fold.constValue[*addendReg]);
+          addendReg.reset();
         } else {
-          addend = line.ops[2].str();
+          addend = "%r" + std::to_string(*addendReg);
         }
-        bool isZero = weight && *weight == 0.0f;
-        if (weight && (absent || (isZero && !w.strictIEEE))) {
-          ++counts.deleted;
-          // fma(x, 0, acc) == acc once NaN/Inf propagation from x is given up.
-          if (addendReg && defCount[line.dest] == 1 && defCount[*addendReg] == 1 &&
-              !line.usedBeforeDef) {
-            fold.alias[line.dest] = int32_t(*addendReg);
-          } else {
-            ++fold.mentions[line.dest];
-            if (addendReg)
-              ++fold.mentions[*addendReg];
-            os << "\tmov.b32 \t%r" << line.dest << ", " << addend << ";\n";
-            // A constant (the bias, or 0): later FMAs take it as an immediate addend, as
-            // they would have from LLVM; the mov serves any other reader.
-            if (!addendReg && defCount[line.dest] == 1 && !line.usedBeforeDef)
-              fold.immediate[line.dest] = addend;
-          }
-          break;
+      } else if (line.opPlaceholder[2]) {
+        bool biasAbsent;
+        addend = f32Imm(fold.resolve(*line.opPlaceholder[2], biasAbsent));
+      } else {
+        addend = line.ops[2].str();
+      }
+      bool isZero = weight && *weight == 0.0f;
+      if (weight && (absent || (isZero && !w.strictIEEE))) {
+        ++counts.deleted;
+        // fma(x, 0, acc) == acc once NaN/Inf propagation from x is given up.
+        if (addendReg && defCount[line.dest] == 1 && defCount[*addendReg] == 1 &&
+            !line.usedBeforeDef) {
+          fold.alias[line.dest] = int32_t(*addendReg);
+        } else {
+          ++fold.mentions[line.dest];
+          if (addendReg)
+            ++fold.mentions[*addendReg];
+          os << "\tmov.b32 \t%r" << line.dest << ", " << addend << ";\n";
+          // A constant (the bias, or 0): later FMAs take it as an immediate addend, as
+          // they would have from LLVM; the mov serves any other reader.
+          if (!addendReg && defCount[line.dest] == 1 && !line.usedBeforeDef)
+            fold.immediate[line.dest] = addend;
         }
-        if (weight)
-          ++counts.kept;
-        os << "\tfma.rn.f32 \t%r" << line.dest;
-        ++fold.mentions[line.dest];
-        for (int o : {0, 1}) {
-          os << ", ";
-          if (o == weightOp && line.opPlaceholder[o]) {
-            os << f32Imm(*weight);
-          } else if (std::optional<uint32_t> r = line.opReg[o]) {
-            uint32_t id = fold.alias[*r] >= 0 ? uint32_t(fold.alias[*r]) : *r;
-            ++fold.mentions[id];
-            os << "%r" << id;
-          } else {
-            os << line.ops[o];
-          }
-        }
-        if (addendReg)
-          ++fold.mentions[*addendReg];
-        os << ", " << addend << ";\n";
         break;
       }
-      case Line::Plain:
-        emitRenamed(line.text, &fold, suffix);
-        break;
+      if (weight)
+        ++counts.kept;
+      os << "\tfma.rn.f32 \t%r" << line.dest;
+      ++fold.mentions[line.dest];
+      for (int o : {0, 1}) {
+        os << ", ";
+        if (o == weightOp && line.opPlaceholder[o]) {
+          os << f32Imm(*weight);
+        } else if (std::optional<uint32_t> r = line.opReg[o]) {
+          uint32_t id = fold.alias[*r] >= 0 ? uint32_t(fold.alias[*r]) : *r;
+          ++fold.mentions[id];
+          os << "%r" << id;
+        } else {
+          os << line.ops[o];
+        }
       }
+      if (addendReg)
+        ++fold.mentions[*addendReg];
+      os << ", " << addend << ";\n";
+      break;
     }
-    // Drop loads whose only mention left is their own definition, and narrow vector loads
-    // with a single lane still read to a scalar load; compact the block's text in place.
-    std::string kept;
-    size_t from = 0;
-    StringRef blockText = StringRef(out).drop_front(blockBegin);
-    for (const LoadSpan &l : loads) {
-      llvm::SmallVector<size_t, 4> live;
-      for (size_t lane = 0; lane < l.line->lanes.size(); ++lane)
-        if (fold.mentions[l.line->lanes[lane]] != 1)
-          live.push_back(lane);
-      if (live.size() == l.line->lanes.size() ||
-          (live.size() > 1 && l.line->lanes.size() > 1))
-        continue;
-      kept += blockText.substr(from, l.begin - from);
-      from = l.end;
-      if (live.empty()) {
-        counts.deadLoads += l.line->lanes.size();
-        continue;
-      }
-      counts.deadLoads += l.line->lanes.size() - 1;
-      int64_t offset = l.line->addressOffset + 4 * int64_t(live.front());
-      kept += "\tld.shared.b32 \t%r" + std::to_string(l.line->lanes[live.front()]) + ", [" +
-              l.line->addressBase.str() + (offset ? "+" + std::to_string(offset) : "") +
-              "];\n";
+    case Line::Plain:
+      emitRenamed(line.text, &fold, suffix);
+      break;
     }
-    if (from != 0) {
-      kept += blockText.substr(from);
-      out.resize(blockBegin);
-      out += kept;
-    }
-    os << "\tret;\n\t}\n";
   }
-  os << "}\n";
+  // Drop loads whose only mention left is their own definition, and narrow vector loads
+  // with a single lane still read to a scalar load; compact the block's text in place.
+  std::string kept;
+  size_t from = 0;
+  StringRef blockText = StringRef(out).drop_front(blockBegin);
+  for (const LoadSpan &l : loads) {
+    llvm::SmallVector<size_t, 4> live;
+    for (size_t lane = 0; lane < l.line->lanes.size(); ++lane)
+      if (fold.mentions[l.line->lanes[lane]] != 1)
+        live.push_back(lane);
+    if (live.size() == l.line->lanes.size() ||
+        (live.size() > 1 && l.line->lanes.size() > 1))
+      continue;
+    kept += blockText.substr(from, l.begin - from);
+    from = l.end;
+    if (live.empty()) {
+      counts.deadLoads += l.line->lanes.size();
+      continue;
+    }
+    counts.deadLoads += l.line->lanes.size() - 1;
+    int64_t offset = l.line->addressOffset + 4 * int64_t(live.front());
+    kept += "\tld.shared.b32 \t%r" + std::to_string(l.line->lanes[live.front()]) + ", [" +
+            l.line->addressBase.str() + (offset ? "+" + std::to_string(offset) : "") +
+            "];\n";
+  }
+  if (from != 0) {
+    kept += blockText.substr(from);
+    out.resize(blockBegin);
+    out += kept;
+  }
+  os << "\tret;\n\t}\n";
   return out;
 }

@@ -1,0 +1,63 @@
+//===- PtxAssembler.h - ptxas and nvlink, in parallel and in budget -*- C++ -*-===//
+//
+// Runs ptxas on the PTX units of a compile (PtxBlockTemplate.h: one unit per kernel or per
+// kernel piece), up to `jobs` at a time and never more at once than the memory budget
+// allows, caching each object by its PTX so that a compile interrupted or repeated does
+// not assemble the same unit twice; then links the objects into one cubin with nvlink.
+// Every temporary file lives in one per-process directory that is removed on success,
+// failure and SIGINT/SIGTERM.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SPCONV_TARGET_PTXASSEMBLER_H
+#define SPCONV_TARGET_PTXASSEMBLER_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace spconv {
+struct PtxasJob {
+  std::string label;        // what the unit is, for progress and errors (conv and piece)
+  std::string ptx;          // a complete PTX module
+  int64_t instructions = 0; // its size, for the memory estimate
+  int maxRegisters = 0;     // --maxrregcount for a .func piece (0: none)
+};
+
+struct PtxasSettings {
+  std::string ptxas;            // the ptxas binary; nvlink is looked for beside it
+  std::string chip = "sm_90";
+  std::string optLevel = "3";
+  unsigned jobs = 1;            // concurrent ptxas processes
+  uint64_t memoryBudget = 0;    // bytes the concurrent ptxas processes may use together
+  std::string cacheDir;         // object cache ('' = none)
+  bool progress = false;        // a line on stderr per finished unit
+};
+
+struct PtxasReport {
+  double seconds = 0;           // wall time of the whole step
+  int64_t cacheHits = 0, assembled = 0;
+  double slowestSeconds = 0;
+  std::string slowestLabel;
+  uint64_t peakEstimate = 0;    // largest sum of estimates running at once
+};
+
+/// What ptxas is expected to use for a unit of `instructions` PTX instructions (measured on
+/// ptxas 13.0 -O3: docs/compile-time.md, "ptxas memory").
+uint64_t estimatePtxasBytes(int64_t instructions);
+
+/// A whole PTX module to a cubin (no linking), as ptxas alone would.
+llvm::Expected<std::string> assembleModule(llvm::StringRef ptx, const PtxasSettings &settings,
+                                           PtxasReport &report);
+
+/// Every job to a relocatable object (`ptxas -c`), then nvlink into one cubin. Errors name
+/// the job's label.
+llvm::Expected<std::string> assembleAndLink(llvm::ArrayRef<PtxasJob> jobs,
+                                            const PtxasSettings &settings,
+                                            PtxasReport &report);
+} // namespace spconv
+
+#endif

@@ -1,0 +1,211 @@
+//===- PtxKernelAssembly.cpp - stamped channel blocks into PTX units ------===//
+//
+// A conv's kernel is the branch on %ctaid.y to one copy of the body per channel block. When
+// the copies together exceed the code budget, they are packed into `.func` pieces that
+// ptxas assembles separately (`ptxas -c`, in parallel, each in bounded time and memory) and
+// nvlink links back into one kernel: a small `.entry` calls the piece that owns its channel
+// block. The launch does not change: one grid, one kernel name (docs/design.md, "Code-size
+// budget").
+//
+//===----------------------------------------------------------------------===//
+#include "spconv/Target/PtxBlockTemplate.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <limits>
+
+using namespace spconv;
+using llvm::StringRef;
+
+/// Every occurrence of `from` in `line` replaced by `to`.
+static std::string renamed(StringRef line, StringRef from, StringRef to) {
+  std::string out;
+  while (true) {
+    size_t at = line.find(from);
+    if (at == StringRef::npos)
+      break;
+    out += line.take_front(at);
+    out += to;
+    line = line.drop_front(at + from.size());
+  }
+  out += line;
+  return out;
+}
+
+int64_t spconv::countPtxInstructions(StringRef text) {
+  int64_t n = 0;
+  while (!text.empty()) {
+    auto [line, rest] = text.split('\n');
+    text = rest;
+    line = line.trim();
+    if (line.empty() || line.starts_with("//") || line.starts_with(".") ||
+        line.starts_with("{") || line.starts_with("}") || line.starts_with("$"))
+      continue;
+    ++n;
+  }
+  return n;
+}
+
+/// The branch chain that sends channel block %ctaid.y in [first, last) to its copy; block
+/// `first` falls through (it is emitted right after the chain).
+static void emitBlockChain(llvm::raw_ostream &os, int64_t first, int64_t last) {
+  os << "\t.reg .b32 \t%spconv_block;\n\t.reg .pred \t%spconv_is_block<" << last << ">;\n";
+  os << "\tmov.u32 \t%spconv_block, %ctaid.y;\n";
+  for (int64_t kb = first + 1; kb < last; ++kb)
+    os << "\tsetp.eq.u32 \t%spconv_is_block" << kb << ", %spconv_block, " << kb
+       << ";\n\t@%spconv_is_block" << kb << " bra \t$spconv_block_" << kb << ";\n";
+}
+
+std::vector<PtxUnit> PtxBlockTemplate::assemble(StringRef name,
+                                                llvm::ArrayRef<std::string> blocks,
+                                                int64_t budget,
+                                                int64_t minBlocksPerSM) const {
+  std::vector<int64_t> sizes;
+  int64_t total = 0;
+  for (const std::string &b : blocks)
+    total += sizes.emplace_back(countPtxInstructions(b));
+
+  llvm::SmallVector<StringRef> paramLines;
+  params.split(paramLines, '\n', -1, /*KeepEmpty=*/false);
+  std::string paramsText;
+  llvm::SmallVector<std::string> paramNames;
+  for (StringRef p : paramLines) {
+    std::string line = renamed(p, entry, name);
+    paramsText += line + "\n";
+    StringRef decl = StringRef(line).trim().rtrim(',');
+    paramNames.push_back(decl.substr(decl.find_last_of(" \t") + 1).str());
+  }
+  std::string entryDirectives = directives.str();
+  if (!entryDirectives.empty())
+    entryDirectives += "\n";
+  if (minBlocksPerSM > 0 && !directives.contains(".minnctapersm"))
+    entryDirectives += ".minnctapersm " + std::to_string(minBlocksPerSM) + "\n";
+
+  std::vector<PtxUnit> units;
+  if (total <= budget || blocks.size() == 1) {
+    // One kernel as NVPTX would have written it: the shared tile stays in its scope.
+    PtxUnit unit;
+    unit.symbol = name.str();
+    unit.isEntry = true;
+    unit.instructions = total;
+    llvm::raw_string_ostream os(unit.code);
+    os << ".visible .entry " << name << "(\n" << paramsText << ")\n" << entryDirectives;
+    os << "{\n";
+    for (StringRef d : sharedDecls)
+      os << renamed(d, entry, name) << "\n";
+    emitBlockChain(os, 0, blocks.size());
+    for (const std::string &b : blocks)
+      os << b;
+    os << "}\n";
+    units.push_back(std::move(unit));
+    return units;
+  }
+
+  // The shared tile moves to module scope, defined by the entry's unit and declared by the
+  // pieces, so that the linked kernel has one tile whichever piece runs.
+  std::string sharedDefs, sharedExterns;
+  for (StringRef d : sharedDecls) {
+    std::string decl = renamed(d.trim(), entry, name);
+    sharedDefs += ".visible " + decl + "\n";
+    sharedExterns += ".extern " + decl + "\n";
+  }
+  std::string funcParams;
+  for (size_t i = 0; i < paramNames.size(); ++i)
+    funcParams += (i ? ",\n\t.param .b64 " : "\t.param .b64 ") + paramNames[i];
+
+  std::vector<std::pair<int64_t, int64_t>> ranges; // [first, last) channel blocks
+  for (int64_t kb = 0, n = blocks.size(); kb < n;) {
+    int64_t first = kb, size = sizes[kb++];
+    while (kb < n && size + sizes[kb] <= budget)
+      size += sizes[kb++];
+    ranges.push_back({first, kb});
+  }
+
+  PtxUnit dispatcher;
+  dispatcher.symbol = name.str();
+  dispatcher.isEntry = true;
+  dispatcher.globals = sharedDefs;
+  llvm::raw_string_ostream ds(dispatcher.code);
+  ds << ".visible .entry " << name << "(\n" << paramsText << ")\n" << entryDirectives << "{\n";
+  ds << "\t.reg .b64 \t%spconv_arg<" << paramNames.size() << ">;\n"
+     << "\t.reg .b32 \t%spconv_block;\n\t.reg .pred \t%spconv_in_piece<" << ranges.size()
+     << ">;\n";
+  for (size_t i = 0; i < paramNames.size(); ++i)
+    ds << "\tld.param.b64 \t%spconv_arg" << i << ", [" << paramNames[i] << "];\n";
+  ds << "\tmov.u32 \t%spconv_block, %ctaid.y;\n";
+  for (size_t p = 0; p + 1 < ranges.size(); ++p)
+    ds << "\tsetp.ge.u32 \t%spconv_in_piece" << p << ", %spconv_block, " << ranges[p].second
+       << ";\n\t@%spconv_in_piece" << p << " bra \t$spconv_after_piece_" << p << ";\n"
+       << "\tbra.uni \t$spconv_piece_" << p << ";\n$spconv_after_piece_" << p << ":\n";
+  auto emitCall = [&](StringRef piece) {
+    ds << "\t{\n";
+    for (size_t i = 0; i < paramNames.size(); ++i)
+      ds << "\t.param .b64 \t%spconv_param" << i << ";\n\tst.param.b64 \t[%spconv_param" << i
+         << "], %spconv_arg" << i << ";\n";
+    ds << "\tcall.uni \t" << piece << ", (";
+    for (size_t i = 0; i < paramNames.size(); ++i)
+      ds << (i ? ", " : "") << "%spconv_param" << i;
+    ds << ");\n\t}\n\tret;\n";
+  };
+  std::vector<std::string> pieces;
+  for (size_t p = 0; p < ranges.size(); ++p) {
+    std::string piece = (name + "_piece" + llvm::Twine(p)).str();
+    PtxUnit unit;
+    unit.symbol = piece;
+    unit.externs = sharedExterns;
+    llvm::raw_string_ostream os(unit.code);
+    os << ".visible .func " << piece << "(\n" << funcParams << "\n)\n{\n";
+    emitBlockChain(os, ranges[p].first, ranges[p].second);
+    for (int64_t kb = ranges[p].first; kb < ranges[p].second; ++kb) {
+      os << blocks[kb];
+      unit.instructions += sizes[kb];
+    }
+    os << "}\n";
+    dispatcher.externs += ".extern .func " + piece + "(\n" + funcParams + "\n);\n";
+    units.push_back(std::move(unit));
+    pieces.push_back(std::move(piece));
+  }
+  // The chain falls through to the last piece; the others are branched to.
+  emitCall(pieces.back());
+  for (size_t p = 0; p + 1 < pieces.size(); ++p) {
+    ds << "$spconv_piece_" << p << ":\n";
+    emitCall(pieces[p]);
+  }
+  ds << "}\n";
+  dispatcher.instructions = countPtxInstructions(dispatcher.code);
+  units.push_back(std::move(dispatcher));
+  return units;
+}
+
+llvm::Expected<std::string> PtxBlockTemplate::instantiate(StringRef name,
+                                                          const BlockWeights &w,
+                                                          int64_t minBlocksPerSM,
+                                                          PtxFoldCounts &counts) const {
+  if (llvm::Error err = checkWeights(w))
+    return std::move(err);
+  std::vector<std::string> blocks;
+  for (int64_t kb = 0; kb < w.kBlocks; ++kb) {
+    llvm::Expected<std::string> block = stampBlock(name, w, kb, counts);
+    if (!block)
+      return block.takeError();
+    blocks.push_back(std::move(*block));
+  }
+  std::vector<PtxUnit> units =
+      assemble(name, blocks, std::numeric_limits<int64_t>::max(), minBlocksPerSM);
+  return std::move(units.front().code);
+}
+
+std::string spconv::ptxModule(StringRef header, llvm::ArrayRef<PtxUnit> units) {
+  std::string kernels;
+  for (const PtxUnit &u : units)
+    kernels += u.globals;
+  // Pieces precede the entry that calls them, so no declaration is needed in one module.
+  for (const PtxUnit &u : units)
+    kernels += "\n" + u.code;
+  return ptxModule(header, kernels);
+}
+
+std::string spconv::ptxUnitModule(StringRef header, const PtxUnit &unit) {
+  return ptxModule(header, unit.externs + unit.globals + "\n" + unit.code);
+}
