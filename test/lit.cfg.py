@@ -30,6 +30,7 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 ptxas = os.environ.get("SPCONV_PTXAS", "/usr/local/cuda/bin/ptxas")
 if os.access(ptxas, os.X_OK):
     config.available_features.add("ptxas")
+config.substitutions.append(("%ptxas", ptxas))
 
 # GPU tests run only where a CUDA device answers (the H100 device machine), never in CI.
 def has_cuda_device():

@@ -138,12 +138,26 @@ FailureOr<std::string> spconv::assembleCubin(Location loc, const PtxProgram &pro
       if (!dir.empty())
         settings.cacheDir = dir + "/objects";
       std::vector<PtxasJob> jobs;
-      for (const PtxUnit &unit : program.units)
+      for (auto [unit, unitLoc] : llvm::zip_equal(program.units, program.unitLocations)) {
+        // Refused here rather than by assembleAndLink so the error points at the conv.
+        uint64_t need = estimatePtxasBytes(unit.instructions);
+        if (settings.memoryBudget && need > settings.memoryBudget) {
+          emitError(unitLoc) << "kernel piece " << unit.symbol << " has "
+                             << unit.instructions << " PTX instructions: ptxas would need about "
+                             << (need >> 20) << " MiB, over the memory budget of "
+                             << (settings.memoryBudget >> 20)
+                             << " MiB (--ptxas-memory-budget); lower --code-budget or --block-k";
+          return llvm::createStringError(llvm::inconvertibleErrorCode(), "");
+        }
         jobs.push_back({unit.label, ptxUnitModule(program.header, unit), unit.instructions,
                         unit.maxRegisters});
+      }
       return assembleAndLink(jobs, settings, report);
     }
-    return assembleModule(program.text(), settings, report);
+    llvm::Expected<std::string> single = assembleModule(program.text(), settings, report);
+    if (!single && program.units.size() == 1)
+      report.failedJob = 0;
+    return single;
   }();
   if (times) {
     times->ptxas = report.seconds;
@@ -151,7 +165,14 @@ FailureOr<std::string> spconv::assembleCubin(Location loc, const PtxProgram &pro
     times->objectCacheHits = report.cacheHits;
     times->ptxasPeakEstimate = report.peakEstimate;
   }
-  if (!cubin)
-    return emitError(loc) << llvm::toString(cubin.takeError());
+  if (!cubin) {
+    std::string message = llvm::toString(cubin.takeError());
+    if (message.empty()) // already reported at the conv
+      return failure();
+    if (report.failedJob)
+      return emitError(program.unitLocations[*report.failedJob])
+             << "kernel " << program.units[*report.failedJob].symbol << ": " << message;
+    return emitError(loc) << message;
+  }
   return std::move(*cubin);
 }

@@ -85,6 +85,7 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
         {"fmas_kept", intAttr(op, "spconv.fmas_kept")},
         {"fmas_deleted", intAttr(op, "spconv.fmas_deleted")},
         {"weights_total", s.numWeights()},
+        {"kernel_pieces", intAttr(op, "spconv.kernel_pieces")},
         {"tiling", llvm::json::Object{{"block_k", t.blockK},
                                       {"outputs_per_thread", t.outputsPerThread},
                                       {"tile_p", t.tileP},
@@ -109,6 +110,10 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
     root["compile_seconds"] = llvm::json::Object{{"lower_and_fold", times->lowerAndFold},
                                                  {"nvptx", times->nvptx},
                                                  {"ptxas", times->ptxas}};
+    root["ptxas"] = llvm::json::Object{
+        {"units_assembled", times->ptxasUnits},
+        {"object_cache_hits", times->objectCacheHits},
+        {"peak_memory_estimate_mib", int64_t(times->ptxasPeakEstimate >> 20)}};
     // Counted by the PTX-level fold; spconv-compile-kernels reports its own as pass
     // statistics.
     if (options.foldAt == FoldLevel::PTX)

@@ -10,8 +10,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Signals.h"
-#include "llvm/Support/xxhash.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <chrono>
 #include <csignal>
@@ -113,9 +113,8 @@ std::string toolBeside(StringRef ptxas, StringRef tool) {
 /// The cache key of an object: everything that decides ptxas's output.
 std::string objectKey(const PtxasJob &job, const PtxasSettings &s, StringRef ptxasVersion) {
   llvm::XXH128_hash_t h = llvm::xxh3_128bits(llvm::arrayRefFromStringRef(job.ptx));
-  return llvm::formatv("ptxas-object v1|{0}|{1}|-O{2}|maxrreg{3}|{4:x16}{5:x16}|{6}",
-                       ptxasVersion, s.chip, s.optLevel, job.maxRegisters, h.high64,
-                       h.low64, job.ptx.size())
+  return llvm::formatv("ptxas-object v1|{0}|{1}|-O{2}|maxrreg{3}|{4:x16}{5:x16}|{6}", ptxasVersion,
+                       s.chip, s.optLevel, job.maxRegisters, h.high64, h.low64, job.ptx.size())
       .str();
 }
 
@@ -159,8 +158,8 @@ llvm::Expected<std::string> spconv::assembleModule(StringRef ptx, const PtxasSet
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logFile), StringRef(logFile)};
   std::string execError;
   auto start = Clock::now();
-  int rc = llvm::sys::ExecuteAndWait(settings.ptxas, args, std::nullopt, redirects, 0, 0,
-                                     &execError);
+  int rc =
+      llvm::sys::ExecuteAndWait(settings.ptxas, args, std::nullopt, redirects, 0, 0, &execError);
   report.seconds += secondsSince(start);
   ++report.assembled;
   if (rc != 0)
@@ -175,10 +174,6 @@ llvm::Expected<std::string> spconv::assembleAndLink(llvm::ArrayRef<PtxasJob> job
     return error("ptxas not found at '" + settings.ptxas +
                  "': install the CUDA toolkit or pass --ptxas-path (or set SPCONV_PTXAS / "
                  "CUDA_PATH)");
-  std::string nvlink = toolBeside(settings.ptxas, "nvlink");
-  if (!llvm::sys::fs::can_execute(nvlink))
-    return error("nvlink not found at '" + nvlink +
-                 "' (next to ptxas): it links the separately assembled kernel pieces");
   auto start = Clock::now();
   ScratchDir scratch;
   if (llvm::Error err = scratch.create())
@@ -208,9 +203,8 @@ llvm::Expected<std::string> spconv::assembleAndLink(llvm::ArrayRef<PtxasJob> job
     pending.push_back(i);
   }
   // Largest first: the long poles start early and small units fill the gaps.
-  llvm::stable_sort(pending, [&](size_t a, size_t b) {
-    return jobs[a].instructions > jobs[b].instructions;
-  });
+  llvm::stable_sort(
+      pending, [&](size_t a, size_t b) { return jobs[a].instructions > jobs[b].instructions; });
 
   struct Running {
     size_t job;
@@ -240,7 +234,11 @@ llvm::Expected<std::string> spconv::assembleAndLink(llvm::ArrayRef<PtxasJob> job
         break;
       std::string stem = "unit" + std::to_string(pending[next]);
       std::string ptxFile = scratch.file(stem + ".ptx");
-      Running r{pending[next], {}, Clock::now(), estimate, scratch.file(stem + ".o"),
+      Running r{pending[next],
+                {},
+                Clock::now(),
+                estimate,
+                scratch.file(stem + ".o"),
                 scratch.file(stem + ".log")};
       if (llvm::Error err = writeFile(ptxFile, job.ptx))
         return std::move(err);
@@ -254,8 +252,10 @@ llvm::Expected<std::string> spconv::assembleAndLink(llvm::ArrayRef<PtxasJob> job
       bool failed = false;
       r.process = llvm::sys::ExecuteNoWait(settings.ptxas, args, std::nullopt, redirects, 0,
                                            &execError, &failed);
-      if (failed)
-        return error(job.label + ": cannot start ptxas: " + execError);
+      if (failed) {
+        report.failedJob = pending[next];
+        return error("cannot start ptxas: " + execError);
+      }
       inUse += estimate;
       report.peakEstimate = std::max(report.peakEstimate, inUse);
       running.push_back(std::move(r));
@@ -266,8 +266,7 @@ llvm::Expected<std::string> spconv::assembleAndLink(llvm::ArrayRef<PtxasJob> job
     for (size_t i = 0; i < running.size();) {
       Running &r = running[i];
       std::string execError;
-      llvm::sys::ProcessInfo status =
-          llvm::sys::Wait(r.process, /*SecondsToWait=*/0, &execError);
+      llvm::sys::ProcessInfo status = llvm::sys::Wait(r.process, /*SecondsToWait=*/0, &execError);
       if (status.Pid == 0) { // still running
         ++i;
         continue;
@@ -275,9 +274,10 @@ llvm::Expected<std::string> spconv::assembleAndLink(llvm::ArrayRef<PtxasJob> job
       reaped = true;
       const PtxasJob &job = jobs[r.job];
       double took = secondsSince(r.start);
-      if (status.ReturnCode != 0)
-        return error(job.label + ": " +
-                     describeFailure("ptxas", status.ReturnCode, execError, r.log));
+      if (status.ReturnCode != 0) {
+        report.failedJob = r.job;
+        return error(describeFailure("ptxas", status.ReturnCode, execError, r.log));
+      }
       llvm::Expected<std::string> object = readFile(r.object);
       if (!object)
         return object.takeError();
@@ -296,8 +296,8 @@ llvm::Expected<std::string> spconv::assembleAndLink(llvm::ArrayRef<PtxasJob> job
       if (settings.progress)
         llvm::errs() << llvm::formatv("spconv: ptxas {0}/{1} units, {2:f1} s; slowest: {3} "
                                       "({4:f1} s)\n",
-                                      done, jobs.size(), secondsSince(start),
-                                      report.slowestLabel, report.slowestSeconds);
+                                      done, jobs.size(), secondsSince(start), report.slowestLabel,
+                                      report.slowestSeconds);
       running.erase(running.begin() + i);
     }
     if (!reaped && !running.empty())
@@ -306,6 +306,10 @@ llvm::Expected<std::string> spconv::assembleAndLink(llvm::ArrayRef<PtxasJob> job
   killAll.release();
 
   // Link every object into one cubin.
+  std::string nvlink = toolBeside(settings.ptxas, "nvlink");
+  if (!llvm::sys::fs::can_execute(nvlink))
+    return error("nvlink not found at '" + nvlink +
+                 "' (next to ptxas): it links the separately assembled kernels");
   llvm::SmallVector<std::string> objectFiles;
   for (size_t i = 0; i < objects.size(); ++i) {
     objectFiles.push_back(scratch.file("link" + std::to_string(i) + ".o"));

@@ -15,7 +15,6 @@
 using namespace mlir;
 using namespace spconv;
 
-
 namespace {
 using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point start) {
@@ -35,8 +34,8 @@ FailureOr<std::string> spconv::buildBlockTemplatePTX(MLIRContext *ctx, const Con
     return failure();
   auto kernels = tmpl->lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName);
   kernels.setTargetsAttr(ArrayAttr::get(
-      ctx, {NVVM::NVVMTargetAttr::get(ctx, options.llvmOptLevel, "nvptx64-nvidia-cuda",
-                                      options.chip)}));
+      ctx,
+      {NVVM::NVVMTargetAttr::get(ctx, options.llvmOptLevel, "nvptx64-nvidia-cuda", options.chip)}));
   auto start = Clock::now();
   FailureOr<std::string> ptx = serializeToPTX(kernels);
   nvptxSeconds += secondsSince(start);
@@ -64,8 +63,7 @@ static std::string describe(Conv2DOp op) {
   return text;
 }
 
-FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module,
-                                                 const ArtifactOptions &options,
+FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const ArtifactOptions &options,
                                                  CompileTimes *times) {
   MLIRContext *ctx = module.getContext();
   auto start = Clock::now();
@@ -109,92 +107,95 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module,
     // Retried with a smaller block-k while one channel block's code exceeds the budget and
     // block-k is the heuristic's to choose.
     while (true) {
-    Tiling tiling = chooseTiling(shape, requested);
-    std::string key = templateKey("ptx-block", shape, tiling, options.chip,
-                                  "O" + std::to_string(options.llvmOptLevel));
+      Tiling tiling = chooseTiling(shape, requested);
+      std::string key = templateKey("ptx-block", shape, tiling, options.chip,
+                                    "O" + std::to_string(options.llvmOptLevel));
 
-    auto found = templates.find(key);
-    if (found == templates.end()) {
-      std::unique_ptr<PtxBlockTemplate> tmpl;
-      std::string stale;
-      if (std::optional<std::string> bytes = cache.lookupBytes(key, &stale)) {
-        llvm::Expected<PtxBlockTemplate> parsed =
-            PtxBlockTemplate::parse(std::move(*bytes), kBlockTemplateFunc);
-        if (parsed)
+      auto found = templates.find(key);
+      if (found == templates.end()) {
+        std::unique_ptr<PtxBlockTemplate> tmpl;
+        std::string stale;
+        if (std::optional<std::string> bytes = cache.lookupBytes(key, &stale)) {
+          llvm::Expected<PtxBlockTemplate> parsed =
+              PtxBlockTemplate::parse(std::move(*bytes), kBlockTemplateFunc);
+          if (parsed)
+            tmpl = std::make_unique<PtxBlockTemplate>(std::move(*parsed));
+          else
+            stale = llvm::toString(parsed.takeError());
+        }
+        if (tmpl) {
+          if (times)
+            ++times->cacheHits;
+        } else {
+          if (!stale.empty())
+            op.emitWarning("discarding template cache entry ")
+                << cache.entryPath(key) << ": " << stale;
+          FailureOr<std::string> ptx =
+              buildBlockTemplatePTX(ctx, shape, tiling, options, nvptxSeconds);
+          if (failed(ptx))
+            return op.emitError("lowering the template to PTX failed");
+          std::string bytes = *ptx;
+          llvm::Expected<PtxBlockTemplate> parsed =
+              PtxBlockTemplate::parse(std::move(*ptx), kBlockTemplateFunc);
+          if (!parsed)
+            return op.emitError("NVPTX produced a template the PTX-level fold cannot patch (")
+                   << llvm::toString(parsed.takeError())
+                   << "); --fold-at=llvm folds in LLVM IR instead";
           tmpl = std::make_unique<PtxBlockTemplate>(std::move(*parsed));
-        else
-          stale = llvm::toString(parsed.takeError());
+          if (times)
+            ++times->cacheMisses;
+          if (std::optional<std::string> err = cache.storeBytes(key, bytes))
+            op.emitWarning("template cache: ") << *err;
+        }
+        found = templates.try_emplace(key, std::move(tmpl)).first;
       }
-      if (tmpl) {
-        if (times)
-          ++times->cacheHits;
-      } else {
-        if (!stale.empty())
-          op.emitWarning("discarding template cache entry ")
-              << cache.entryPath(key) << ": " << stale;
-        FailureOr<std::string> ptx = buildBlockTemplatePTX(ctx, shape, tiling, options, nvptxSeconds);
-        if (failed(ptx))
-          return op.emitError("lowering the template to PTX failed");
-        std::string bytes = *ptx;
-        llvm::Expected<PtxBlockTemplate> parsed =
-            PtxBlockTemplate::parse(std::move(*ptx), kBlockTemplateFunc);
-        if (!parsed)
-          return op.emitError("NVPTX produced a template the PTX-level fold cannot patch (")
-                 << llvm::toString(parsed.takeError())
-                 << "); --fold-at=llvm folds in LLVM IR instead";
-        tmpl = std::make_unique<PtxBlockTemplate>(std::move(*parsed));
-        if (times)
-          ++times->cacheMisses;
-        if (std::optional<std::string> err = cache.storeBytes(key, bytes))
-          op.emitWarning("template cache: ") << *err;
+      const PtxBlockTemplate &tmpl = *found->second;
+      if (header.empty())
+        header = tmpl.moduleHeader().str();
+      else if (header != tmpl.moduleHeader())
+        return op.emitError("block templates disagree on the PTX header");
+
+      KernelGeometry geometry(shape, tiling);
+      BlockWeights blockWeights{*weights,          bias, shape.k, tiling.blockK, geometry.kBlocks,
+                                options.strictIEEE};
+      PtxFoldCounts counts;
+      std::vector<std::string> blocks;
+      int64_t largestBlock = 0;
+      for (int64_t kb = 0; kb < geometry.kBlocks; ++kb) {
+        llvm::Expected<std::string> block = tmpl.stampBlock(name, blockWeights, kb, counts);
+        if (!block)
+          return op.emitError("folding the weights into the template PTX failed: ")
+                 << llvm::toString(block.takeError());
+        largestBlock = std::max(largestBlock, countPtxInstructions(*block));
+        blocks.push_back(std::move(*block));
       }
-      found = templates.try_emplace(key, std::move(tmpl)).first;
-    }
-    const PtxBlockTemplate &tmpl = *found->second;
-    if (header.empty())
-      header = tmpl.moduleHeader().str();
-    else if (header != tmpl.moduleHeader())
-      return op.emitError("block templates disagree on the PTX header");
+      if (largestBlock > options.codeBudget && options.tiling.blockK == 0 && tiling.blockK > 1) {
+        requested.blockK = tiling.blockK / 2;
+        continue;
+      }
+      std::vector<PtxUnit> units =
+          tmpl.assemble(name, blocks, options.codeBudget, options.minBlocksPerSM);
+      std::string what = describe(op);
+      for (PtxUnit &unit : units) {
+        unit.label = unit.isEntry ? what : what + " " + unit.symbol;
+        if (!unit.isEntry)
+          unit.maxRegisters = maxRegistersFor(tiling.threads(), options.minBlocksPerSM);
+      }
+      int64_t pieces = units.size() == 1 ? 1 : units.size() - 1;
+      for (PtxUnit &unit : units) {
+        program.units.push_back(std::move(unit));
+        program.unitLocations.push_back(op.getLoc());
+      }
 
-    KernelGeometry geometry(shape, tiling);
-    BlockWeights blockWeights{*weights, bias, shape.k, tiling.blockK, geometry.kBlocks,
-                              options.strictIEEE};
-    PtxFoldCounts counts;
-    std::vector<std::string> blocks;
-    int64_t largestBlock = 0;
-    for (int64_t kb = 0; kb < geometry.kBlocks; ++kb) {
-      llvm::Expected<std::string> block = tmpl.stampBlock(name, blockWeights, kb, counts);
-      if (!block)
-        return op.emitError("folding the weights into the template PTX failed: ")
-               << llvm::toString(block.takeError());
-      largestBlock = std::max(largestBlock, countPtxInstructions(*block));
-      blocks.push_back(std::move(*block));
-    }
-    if (largestBlock > options.codeBudget && options.tiling.blockK == 0 && tiling.blockK > 1) {
-      requested.blockK = tiling.blockK / 2;
-      continue;
-    }
-    std::vector<PtxUnit> units =
-        tmpl.assemble(name, blocks, options.codeBudget, options.minBlocksPerSM);
-    std::string what = describe(op);
-    for (PtxUnit &unit : units) {
-      unit.label = unit.isEntry ? what : what + " " + unit.symbol;
-      if (!unit.isEntry)
-        unit.maxRegisters = maxRegistersFor(tiling.threads(), options.minBlocksPerSM);
-    }
-    int64_t pieces = units.size() == 1 ? 1 : units.size() - 1;
-    for (PtxUnit &unit : units)
-      program.units.push_back(std::move(unit));
-
-    Builder b(ctx);
-    op->setAttr(kKernelAttr, SymbolRefAttr::get(StringAttr::get(ctx, kKernelModuleName),
-                                                {FlatSymbolRefAttr::get(ctx, name)}));
-    op->setAttr(kLaunchAttr, makeLaunchAttr(ctx, shape, tiling));
-    op->setAttr("spconv.fmas_kept", b.getI64IntegerAttr(counts.kept));
-    op->setAttr("spconv.fmas_deleted", b.getI64IntegerAttr(counts.deleted));
-    op->setAttr("spconv.dead_loads_dropped", b.getI64IntegerAttr(counts.deadLoads));
-    op->setAttr("spconv.kernel_pieces", b.getI64IntegerAttr(pieces));
-    break;
+      Builder b(ctx);
+      op->setAttr(kKernelAttr, SymbolRefAttr::get(StringAttr::get(ctx, kKernelModuleName),
+                                                  {FlatSymbolRefAttr::get(ctx, name)}));
+      op->setAttr(kLaunchAttr, makeLaunchAttr(ctx, shape, tiling));
+      op->setAttr("spconv.fmas_kept", b.getI64IntegerAttr(counts.kept));
+      op->setAttr("spconv.fmas_deleted", b.getI64IntegerAttr(counts.deleted));
+      op->setAttr("spconv.dead_loads_dropped", b.getI64IntegerAttr(counts.deadLoads));
+      op->setAttr("spconv.kernel_pieces", b.getI64IntegerAttr(pieces));
+      break;
     }
   }
   if (times) {

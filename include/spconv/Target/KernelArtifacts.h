@@ -50,6 +50,7 @@ struct ArtifactOptions {
 struct PtxProgram {
   std::string header;
   std::vector<PtxUnit> units;
+  std::vector<mlir::Location> unitLocations; // the conv of each unit, for diagnostics
   std::string whole;
   std::string text() const { return units.empty() ? whole : ptxModule(header, units); }
 };

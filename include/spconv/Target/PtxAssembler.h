@@ -16,6 +16,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,7 @@ struct PtxasReport {
   double slowestSeconds = 0;
   std::string slowestLabel;
   uint64_t peakEstimate = 0;    // largest sum of estimates running at once
+  std::optional<size_t> failedJob; // the job whose ptxas failed, when one did
 };
 
 /// What ptxas is expected to use for a unit of `instructions` PTX instructions (measured on
@@ -53,8 +55,8 @@ uint64_t estimatePtxasBytes(int64_t instructions);
 llvm::Expected<std::string> assembleModule(llvm::StringRef ptx, const PtxasSettings &settings,
                                            PtxasReport &report);
 
-/// Every job to a relocatable object (`ptxas -c`), then nvlink into one cubin. Errors name
-/// the job's label.
+/// Every job to a relocatable object (`ptxas -c`), then nvlink into one cubin. When a ptxas
+/// run fails, the error is ptxas's and report.failedJob says whose.
 llvm::Expected<std::string> assembleAndLink(llvm::ArrayRef<PtxasJob> jobs,
                                             const PtxasSettings &settings,
                                             PtxasReport &report);

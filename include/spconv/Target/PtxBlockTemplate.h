@@ -40,6 +40,7 @@ struct PtxFoldCounts {
   int64_t kept = 0;      // FMAs left in the kernel
   int64_t deleted = 0;   // FMAs deleted (weight +0/-0, or a channel past K)
   int64_t deadLoads = 0; // shared-memory words no longer loaded because nothing read them
+  int64_t deadMovs = 0;  // constants a deleted FMA left behind that nothing read
 };
 
 /// What a block template's placeholders number, recorded as its first line (a PTX comment)

@@ -58,8 +58,13 @@ static int64_t inTileExtent(int64_t outExtent, int64_t stride, int64_t filter,
 }
 
 KernelGeometry::KernelGeometry(const ConvShape &sh, const Tiling &t) {
-  inTileH = inTileExtent(t.tileP, sh.sh, sh.r, sh.dh);
-  inTileW = inTileExtent(t.tileQ(), sh.sw, sh.s, sh.dw);
+  bool denseH = sh.r == 1, denseW = sh.s == 1;
+  inTileH = denseH ? t.tileP : inTileExtent(t.tileP, sh.sh, sh.r, sh.dh);
+  inTileW = denseW ? t.tileQ() : inTileExtent(t.tileQ(), sh.sw, sh.s, sh.dw);
+  stageStepH = denseH ? sh.sh : 1;
+  stageStepW = denseW ? sh.sw : 1;
+  tileStrideH = denseH ? 1 : sh.sh;
+  tileStrideW = denseW ? 1 : sh.sw;
   tilesP = ceilDiv(sh.p, t.tileP);
   tilesQ = ceilDiv(sh.q, t.tileQ());
   kBlocks = ceilDiv(sh.k, t.blockK);

@@ -25,9 +25,8 @@ BlockCoords ConvTemplateEmitter::emitBlockCoords(OpBuilder &b, Location loc, Val
   return {n, p0, q0};
 }
 
-void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid,
-                                    const BlockCoords &bc, int64_t chunk, Value input,
-                                    Value tile) const {
+void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const BlockCoords &bc,
+                                    int64_t chunk, Value input, Value tile) const {
   int64_t c0 = chunk * tiling.chunkC;
   int64_t chunkChannels = std::min(tiling.chunkC, shape.c - c0);
   int64_t plane = geom.inTileH * geom.inTileW;
@@ -38,28 +37,35 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid,
   int64_t rowStep = threads / geom.inTileW, colStep = threads % geom.inTileW;
   int64_t total = chunkChannels * plane;
   // Top-left input coordinate of the tile (may be negative inside the padding).
-  Value y0 = arith::SubIOp::create(b, loc, arith::MulIOp::create(b, loc, bc.p0, cst(b, loc, shape.sh)), cst(b, loc, shape.pt));
-  Value x0 = arith::SubIOp::create(b, loc, arith::MulIOp::create(b, loc, bc.q0, cst(b, loc, shape.sw)), cst(b, loc, shape.pl));
+  Value y0 = arith::SubIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, bc.p0, cst(b, loc, shape.sh)), cst(b, loc, shape.pt));
+  Value x0 = arith::SubIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, bc.q0, cst(b, loc, shape.sw)), cst(b, loc, shape.pl));
   Value zero = cst(b, loc, 0);
+  auto scaled = [&](Value v, int64_t step) -> Value {
+    return step == 1 ? v : arith::MulIOp::create(b, loc, v, cst(b, loc, step)).getResult();
+  };
   Value row0 = arith::DivUIOp::create(b, loc, tid, cst(b, loc, geom.inTileW));
   Value col0 = arith::RemUIOp::create(b, loc, tid, cst(b, loc, geom.inTileW));
   auto loop = scf::ForOp::create(b, loc, tid, cst(b, loc, total), cst(b, loc, threads),
-                                   ValueRange{row0, col0});
+                                 ValueRange{row0, col0});
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value e = loop.getInductionVar();
   Value row = loop.getRegionIterArgs()[0], col = loop.getRegionIterArgs()[1];
   Value cc = arith::DivUIOp::create(b, loc, row, cst(b, loc, geom.inTileH));
   Value y = arith::RemUIOp::create(b, loc, row, cst(b, loc, geom.inTileH));
-  Value iy = arith::AddIOp::create(b, loc, y0, y);
-  Value ix = arith::AddIOp::create(b, loc, x0, col);
+  Value iy = arith::AddIOp::create(b, loc, y0, scaled(y, geom.stageStepH));
+  Value ix = arith::AddIOp::create(b, loc, x0, scaled(col, geom.stageStepW));
   Value c = arith::AddIOp::create(b, loc, cc, cst(b, loc, c0));
   auto inRange = [&](Value v, int64_t hi) {
-    return arith::AndIOp::create(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, v, zero),
+    return arith::AndIOp::create(
+        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, v, zero),
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v, cst(b, loc, hi)));
   };
   Value inside = arith::AndIOp::create(b, loc, inRange(iy, shape.h), inRange(ix, shape.w));
-  auto ifOp = scf::IfOp::create(b, loc, inside,
+  auto ifOp = scf::IfOp::create(
+      b, loc, inside,
       [&](OpBuilder &tb, Location l) {
         Value v = memref::LoadOp::create(tb, l, input, ValueRange{bc.n, c, iy, ix});
         scf::YieldOp::create(tb, l, v);
@@ -71,12 +77,14 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid,
   memref::StoreOp::create(b, loc, ifOp.getResult(0), tile, ValueRange{e});
   // Advance (row, col) by `threads` elements.
   Value nextCol = arith::AddIOp::create(b, loc, col, cst(b, loc, colStep));
-  Value wrap = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, nextCol,
-                                       cst(b, loc, geom.inTileW));
+  Value wrap =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, nextCol, cst(b, loc, geom.inTileW));
   Value one = cst(b, loc, 1);
-  Value nextRow = arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, row, cst(b, loc, rowStep)),
-      arith::SelectOp::create(b, loc, wrap, one, zero));
-  nextCol = arith::SelectOp::create(b, loc, wrap, arith::SubIOp::create(b, loc, nextCol, cst(b, loc, geom.inTileW)), nextCol);
+  Value nextRow =
+      arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, row, cst(b, loc, rowStep)),
+                            arith::SelectOp::create(b, loc, wrap, one, zero));
+  nextCol = arith::SelectOp::create(
+      b, loc, wrap, arith::SubIOp::create(b, loc, nextCol, cst(b, loc, geom.inTileW)), nextCol);
   scf::YieldOp::create(b, loc, ValueRange{nextRow, nextCol});
 }
 
@@ -112,15 +120,16 @@ void ConvTemplateEmitter::emitChunkFMAs(OpBuilder &b, Location loc, Value tid, i
   Value tq = cst(b, loc, tiling.threadsQ);
   Value ty = arith::DivUIOp::create(b, loc, tid, tq);
   Value tx = arith::RemUIOp::create(b, loc, tid, tq);
-  Value base = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, ty, cst(b, loc, shape.sh * geom.inTileW)),
-      arith::MulIOp::create(b, loc, tx, cst(b, loc, shape.sw)));
+  Value base = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, ty, cst(b, loc, geom.tileStrideH * geom.inTileW)),
+      arith::MulIOp::create(b, loc, tx, cst(b, loc, geom.tileStrideW)));
   SmallVector<Value> in(opt);
   for (int64_t cc = 0; cc < chunkChannels; ++cc) {
     for (int64_t r = 0; r < shape.r; ++r) {
       for (int64_t s = 0; s < shape.s; ++s) {
         for (int64_t o = 0; o < opt; ++o) {
           int64_t off = cc * plane + r * shape.dh * geom.inTileW + s * shape.dw +
-                        o * tiling.threadsQ * shape.sw;
+                        o * tiling.threadsQ * geom.tileStrideW;
           Value idx = arith::AddIOp::create(b, loc, base, cst(b, loc, off));
           in[o] = memref::LoadOp::create(b, loc, tile, ValueRange{idx});
         }
@@ -138,9 +147,9 @@ void ConvTemplateEmitter::emitChunkFMAs(OpBuilder &b, Location loc, Value tid, i
   }
 }
 
-void ConvTemplateEmitter::emitStore(OpBuilder &b, Location loc, Value tid,
-                                    const BlockCoords &bc, int64_t kb, ArrayRef<Value> accs,
-                                    Value output, Value kBase) const {
+void ConvTemplateEmitter::emitStore(OpBuilder &b, Location loc, Value tid, const BlockCoords &bc,
+                                    int64_t kb, ArrayRef<Value> accs, Value output,
+                                    Value kBase) const {
   int64_t opt = tiling.outputsPerThread;
   int64_t kLo = kb * tiling.blockK;
   int64_t kN = std::min(tiling.blockK, shape.k - kLo);
@@ -154,9 +163,9 @@ void ConvTemplateEmitter::emitStore(OpBuilder &b, Location loc, Value tid,
   Value pOk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p, cst(b, loc, shape.p));
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
   for (int64_t o = 0; o < opt; ++o) {
-    Value q = arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, bc.q0, tx), cst(b, loc, o * tiling.threadsQ));
-    Value qOk =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, q, cst(b, loc, shape.q));
+    Value q = arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, bc.q0, tx),
+                                    cst(b, loc, o * tiling.threadsQ));
+    Value qOk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, q, cst(b, loc, shape.q));
     Value ok = arith::AndIOp::create(b, loc, pOk, qOk);
     auto ifOp = scf::IfOp::create(b, loc, ok, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
@@ -169,8 +178,8 @@ void ConvTemplateEmitter::emitStore(OpBuilder &b, Location loc, Value tid,
                       : cst(b, loc, kLo + kk);
       OpBuilder::InsertionGuard kGuard(b);
       if (guardK) {
-        Value kOk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, k,
-                                            cst(b, loc, shape.k));
+        Value kOk =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, k, cst(b, loc, shape.k));
         auto kIf = scf::IfOp::create(b, loc, kOk, /*withElseRegion=*/false);
         b.setInsertionPointToStart(kIf.thenBlock());
       }
@@ -186,7 +195,7 @@ LogicalResult spconv::checkLowerable(Conv2DOp op) {
   int64_t numWeights = op.getWeightsType().getNumElements();
   if (numWeights - 1 > placeholder::kMaxIndex)
     return op.emitOpError("has ") << numWeights << " weights; the template encodes at most "
-                                   << placeholder::kMaxIndex + 1 << " per conv";
+                                  << placeholder::kMaxIndex + 1 << " per conv";
   if (op.getOutChannels() - 1 > placeholder::kMaxIndex)
     return op.emitOpError("has too many output channels for bias placeholders");
   return success();

@@ -38,8 +38,8 @@ static void forEachThread(OpBuilder &b, Location loc, int64_t threads,
   body(b, loop.getInductionVar());
 }
 
-func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
-                                   ModuleOp module, StringRef name, Location loc) {
+func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling, ModuleOp module,
+                                   StringRef name, Location loc) {
   MLIRContext *ctx = module.getContext();
   ConvTemplateEmitter emitter(shape, tiling);
   const KernelGeometry &g = emitter.geometry();
@@ -56,7 +56,8 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
   b.setInsertionPointToStart(entry);
   Value input = entry->getArgument(0), output = entry->getArgument(1);
   Value tile = memref::AllocaOp::create(b, loc, MemRefType::get({g.sharedFloats}, f32));
-  Value accBuf = memref::AllocaOp::create(b, loc, MemRefType::get({tiling.threads(), maxAccs}, f32));
+  Value accBuf =
+      memref::AllocaOp::create(b, loc, MemRefType::get({tiling.threads(), maxAccs}, f32));
 
   for (int64_t kb = 0; kb < g.kBlocks; ++kb) {
     auto nLoop = scf::ForOp::create(b, loc, cst(b, loc, 0), cst(b, loc, shape.n), cst(b, loc, 1));

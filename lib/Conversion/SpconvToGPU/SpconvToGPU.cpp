@@ -29,7 +29,8 @@ using namespace spconv;
 gpu::GPUModuleOp spconv::getOrCreateKernelModule(ModuleOp module) {
   if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName))
     return existing;
-  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(module.getContext()));
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  UnitAttr::get(module.getContext()));
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   return gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
 }
@@ -54,10 +55,10 @@ static void pinAccumulators(OpBuilder &b, Location loc, ArrayRef<Value> accs, in
   std::string text =
       "// spconv channel block " + std::to_string(kb) + " chunk " + std::to_string(chunk);
   LLVM::InlineAsmOp::create(b, loc, TypeRange{}, accs, text, constraints,
-                              /*has_side_effects=*/true, /*is_align_stack=*/false,
-                              LLVM::tailcallkind::TailCallKind::None,
-                              /*asm_dialect=*/LLVM::AsmDialectAttr(),
-                              /*operand_attrs=*/ArrayAttr());
+                            /*has_side_effects=*/true, /*is_align_stack=*/false,
+                            LLVM::tailcallkind::TailCallKind::None,
+                            /*asm_dialect=*/LLVM::AsmDialectAttr(),
+                            /*operand_attrs=*/ArrayAttr());
 }
 
 /// The code of one channel block: accumulators, every staged chunk with its FMAs, stores.
@@ -79,26 +80,26 @@ static void emitChannelBlock(OpBuilder &b, Location loc, const ConvTemplateEmitt
 }
 
 gpu::GPUFuncOp spconv::emitGPUKernel(const ConvShape &shape, const Tiling &tiling,
-                                     gpu::GPUModuleOp gpuModule, StringRef name,
-                                     Location loc, KernelForm form) {
+                                     gpu::GPUModuleOp gpuModule, StringRef name, Location loc,
+                                     KernelForm form) {
   MLIRContext *ctx = gpuModule.getContext();
   ConvTemplateEmitter emitter(shape, tiling);
   const KernelGeometry &g = emitter.geometry();
   Type f32 = Float32Type::get(ctx);
   auto inType = MemRefType::get({shape.n, shape.c, shape.h, shape.w}, f32);
   auto outType = MemRefType::get({shape.n, shape.k, shape.p, shape.q}, f32);
-  auto tileType = MemRefType::get(
-      {g.sharedFloats}, f32, MemRefLayoutAttrInterface{},
-      gpu::AddressSpaceAttr::get(ctx, gpu::GPUDialect::getWorkgroupAddressSpace()));
+  auto tileType =
+      MemRefType::get({g.sharedFloats}, f32, MemRefLayoutAttrInterface{},
+                      gpu::AddressSpaceAttr::get(ctx, gpu::GPUDialect::getWorkgroupAddressSpace()));
 
   OpBuilder b = OpBuilder::atBlockEnd(gpuModule.getBody());
   auto func = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType({inType, outType}, {}),
-                                       TypeRange{tileType}, TypeRange{});
+                                     TypeRange{tileType}, TypeRange{});
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func->setAttr(form == KernelForm::OneChannelBlock ? kBlockTemplateAttr : kTemplateAttr,
                 b.getUnitAttr());
-  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
-      {int32_t(g.block[0]), int32_t(g.block[1]), int32_t(g.block[2])}));
+  func.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({int32_t(g.block[0]), int32_t(g.block[1]), int32_t(g.block[2])}));
   func.setKnownGridSizeAttr(
       b.getDenseI32ArrayAttr({int32_t(g.grid[0]), int32_t(g.grid[1]), int32_t(g.grid[2])}));
 
@@ -114,7 +115,8 @@ gpu::GPUFuncOp spconv::emitGPUKernel(const ConvShape &shape, const Tiling &tilin
 
   if (form == KernelForm::OneChannelBlock) {
     // Block 0's code, storing to the channels of whichever block runs it.
-    Value kBase = arith::MulIOp::create(b, loc, kBlock, arith::ConstantIndexOp::create(b, loc, tiling.blockK));
+    Value kBase = arith::MulIOp::create(b, loc, kBlock,
+                                        arith::ConstantIndexOp::create(b, loc, tiling.blockK));
     emitChannelBlock(b, loc, emitter, tid, bc, /*kb=*/0, input, output, tile, kBase);
     gpu::ReturnOp::create(b, loc);
     return func;

@@ -500,8 +500,13 @@ llvm::Expected<std::string> PtxBlockTemplate::stampBlock(StringRef name, const B
   for (StringRef d : localDecls)
     emitRenamed(d, nullptr, "");
   BlockFold fold(w, kb, perChannel, defCount.size());
-  // Where each shared load landed in `out`, to drop the ones nobody reads afterwards.
-  struct LoadSpan { size_t begin, end; const Line *line; };
+  // Where each shared load, and each mov that a deleted FMA left with a constant, landed in
+  // `out`, to drop the ones nobody reads afterwards (`line` is null for such a mov).
+  struct LoadSpan {
+    size_t begin, end;
+    const Line *line;
+    uint32_t movDest;
+  };
   std::vector<LoadSpan> loads;
   size_t blockBegin = out.size();
   for (const Line &line : body) {
@@ -509,7 +514,7 @@ llvm::Expected<std::string> PtxBlockTemplate::stampBlock(StringRef name, const B
     case Line::SharedLoad: {
       size_t begin = out.size();
       emitRenamed(line.text, &fold, suffix);
-      loads.push_back({begin - blockBegin, out.size() - blockBegin, &line});
+      loads.push_back({begin - blockBegin, out.size() - blockBegin, &line, 0});
       break;
     }
     case Line::MovConst: {
@@ -572,11 +577,15 @@ llvm::Expected<std::string> PtxBlockTemplate::stampBlock(StringRef name, const B
           ++fold.mentions[line.dest];
           if (addendReg)
             ++fold.mentions[*addendReg];
+          size_t begin = out.size();
           os << "\tmov.b32 \t%r" << line.dest << ", " << addend << ";\n";
           // A constant (the bias, or 0): later FMAs take it as an immediate addend, as
-          // they would have from LLVM; the mov serves any other reader.
-          if (!addendReg && defCount[line.dest] == 1 && !line.usedBeforeDef)
+          // they would have from LLVM; the mov serves any other reader, and goes when
+          // there is none (most accumulators start with a run of zero weights).
+          if (!addendReg && defCount[line.dest] == 1 && !line.usedBeforeDef) {
             fold.immediate[line.dest] = addend;
+            loads.push_back({begin - blockBegin, out.size() - blockBegin, nullptr, line.dest});
+          }
         }
         break;
       }
@@ -612,6 +621,14 @@ llvm::Expected<std::string> PtxBlockTemplate::stampBlock(StringRef name, const B
   size_t from = 0;
   StringRef blockText = StringRef(out).drop_front(blockBegin);
   for (const LoadSpan &l : loads) {
+    if (!l.line) {
+      if (fold.mentions[l.movDest] == 1) {
+        kept += blockText.substr(from, l.begin - from);
+        from = l.end;
+        ++counts.deadMovs;
+      }
+      continue;
+    }
     llvm::SmallVector<size_t, 4> live;
     for (size_t lane = 0; lane < l.line->lanes.size(); ++lane)
       if (fold.mentions[l.line->lanes[lane]] != 1)

@@ -39,8 +39,8 @@ int64_t spconv::countPtxInstructions(StringRef text) {
     auto [line, rest] = text.split('\n');
     text = rest;
     line = line.trim();
-    if (line.empty() || line.starts_with("//") || line.starts_with(".") ||
-        line.starts_with("{") || line.starts_with("}") || line.starts_with("$"))
+    if (line.empty() || line.starts_with("//") || line.starts_with(".") || line.starts_with("{") ||
+        line.starts_with("}") || line.starts_with("$"))
       continue;
     ++n;
   }
@@ -57,10 +57,8 @@ static void emitBlockChain(llvm::raw_ostream &os, int64_t first, int64_t last) {
        << ";\n\t@%spconv_is_block" << kb << " bra \t$spconv_block_" << kb << ";\n";
 }
 
-std::vector<PtxUnit> PtxBlockTemplate::assemble(StringRef name,
-                                                llvm::ArrayRef<std::string> blocks,
-                                                int64_t budget,
-                                                int64_t minBlocksPerSM) const {
+std::vector<PtxUnit> PtxBlockTemplate::assemble(StringRef name, llvm::ArrayRef<std::string> blocks,
+                                                int64_t budget, int64_t minBlocksPerSM) const {
   std::vector<int64_t> sizes;
   int64_t total = 0;
   for (const std::string &b : blocks)
@@ -129,8 +127,7 @@ std::vector<PtxUnit> PtxBlockTemplate::assemble(StringRef name,
   llvm::raw_string_ostream ds(dispatcher.code);
   ds << ".visible .entry " << name << "(\n" << paramsText << ")\n" << entryDirectives << "{\n";
   ds << "\t.reg .b64 \t%spconv_arg<" << paramNames.size() << ">;\n"
-     << "\t.reg .b32 \t%spconv_block;\n\t.reg .pred \t%spconv_in_piece<" << ranges.size()
-     << ">;\n";
+     << "\t.reg .b32 \t%spconv_block;\n\t.reg .pred \t%spconv_in_piece<" << ranges.size() << ">;\n";
   for (size_t i = 0; i < paramNames.size(); ++i)
     ds << "\tld.param.b64 \t%spconv_arg" << i << ", [" << paramNames[i] << "];\n";
   ds << "\tmov.u32 \t%spconv_block, %ctaid.y;\n";
@@ -178,8 +175,7 @@ std::vector<PtxUnit> PtxBlockTemplate::assemble(StringRef name,
   return units;
 }
 
-llvm::Expected<std::string> PtxBlockTemplate::instantiate(StringRef name,
-                                                          const BlockWeights &w,
+llvm::Expected<std::string> PtxBlockTemplate::instantiate(StringRef name, const BlockWeights &w,
                                                           int64_t minBlocksPerSM,
                                                           PtxFoldCounts &counts) const {
   if (llvm::Error err = checkWeights(w))

@@ -45,7 +45,14 @@ struct Tiling {
 
 /// Derived sizes of a tiled kernel: tile extents in the input, grid, shared memory.
 struct KernelGeometry {
-  int64_t inTileH, inTileW;     // input rows/cols a block reads
+  int64_t inTileH, inTileW;     // input rows/cols a block stages
+  // Along a dimension where the filter has extent 1 (1x1 convs), the tile holds only the
+  // input rows/cols that outputs read: a strided 1x1 conv stages 1/stride^2 of its input
+  // window instead of all of it. stageStep is the input distance between two staged
+  // rows/cols (the stride there, else 1); tileStride the tile distance between the inputs
+  // of two adjacent outputs (1 there, else the stride).
+  int64_t stageStepH, stageStepW;
+  int64_t tileStrideH, tileStrideW;
   int64_t tilesP, tilesQ;       // output tiles along P and Q
   int64_t kBlocks;              // ceil(K / blockK)
   int64_t numChunks;            // ceil(C / chunkC)

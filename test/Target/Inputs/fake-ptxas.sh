@@ -1,0 +1,8 @@
+#!/bin/sh
+# A ptxas that dies the way the real one does when the kernel's OOM killer takes it, or
+# fails with a message, as $SPCONV_FAKE_PTXAS says ("kill" or "fail").
+if [ "$SPCONV_FAKE_PTXAS" = kill ]; then
+  kill -9 $$
+fi
+echo "ptxas fatal   : fake failure for the test" >&2
+exit 255
