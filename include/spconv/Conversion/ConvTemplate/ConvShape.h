@@ -69,9 +69,12 @@ Tiling chooseTiling(const ConvShape &shape, Tiling requested);
 
 /// Shared memory a block may use for its staged tile (the static .shared limit).
 constexpr int64_t kMaxSharedBytes = 48 * 1024;
-/// What the heuristic aims for: several blocks per SM, and few enough loads between two
-/// barriers that ptxas does not hoist them into hundreds of live registers.
-constexpr int64_t kTargetSharedBytes = 12 * 1024;
+/// What the heuristic aims for. Registers, not shared memory, bound residency (128 registers
+/// x 128 threads x 4 blocks fill an SM's register file; 24 KB x 4 is under half its shared
+/// memory), and every chunk costs a copy of the staging code and two barriers in each
+/// channel block's code, so chunks are as large as this and the per-region load cap allow
+/// (docs/design.md, "Code-size budget"; it was 12 KB).
+constexpr int64_t kTargetSharedBytes = 24 * 1024;
 } // namespace spconv
 
 #endif

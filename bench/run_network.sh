@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# usage: bench/run_network.sh BUNDLE OUTDIR
+#
+# Runs every kernel of a compiled network on the GPU machine, each checked against cuDNN
+# FP32 before it is timed against cuDNN FP32/TF32 and cuSPARSE (spconv-bench), and writes
+# OUTDIR/<NN>-<layer>.json per conv plus OUTDIR/network.json (per-conv and summed times).
+#
+# BUNDLE holds what the compile machine made (bench/compile_network.sh):
+#   net.json net.cubin           the sidecar and the linked cubin (kernel i = conv i)
+#   manifest.json                bench/networks.py --split's layer list
+#   weights/NN-<name>.bin        KCRS float32 weights (regenerated here when absent:
+#                                bench/networks.py is deterministic, see gen.args)
+# spconv-bench from $SPCONV_BENCH, else build/bin/spconv-bench next to this script.
+# Extra spconv-bench flags in $SPCONV_BENCH_ARGS.
+set -u
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+[ $# -eq 2 ] || { sed -n '2,14p' "$0"; exit 2; }
+bundle="$1"; out="$2"
+mkdir -p "$out"
+bench="${SPCONV_BENCH:-$root/build/bin/spconv-bench}"
+[ -x "$bench" ] || { echo "run_network.sh: no spconv-bench at $bench" >&2; exit 2; }
+
+if [ ! -d "$bundle/weights" ]; then
+  # Same generator, same arguments: the same weights the compile folded in.
+  # shellcheck disable=SC2046
+  python3 "$here/networks.py" $(cat "$bundle/gen.args") --split "$bundle/split" >/dev/null || exit 2
+  ln -s split/weights "$bundle/weights"
+fi
+
+status=0
+python3 - "$bundle/manifest.json" > "$out/layers.txt" <<'PY' || exit 2
+import json, sys
+m = json.load(open(sys.argv[1]))
+for i, l in enumerate(m["layers"]):
+    print(i, l["name"], l["weights"], l.get("bias") or "-")
+PY
+while read -r i name wfile bfile; do
+  tag="$(printf '%02d' "$i")-$name"
+  args=(--launch "$bundle/net.json" --module "$bundle/net.cubin" --entry "spconv_conv2d_$i"
+        --weights "$bundle/weights/$(basename "$wfile")" --layer "$name" --out "$out/$tag.json")
+  [ "$bfile" != "-" ] && args+=(--bias "$bundle/weights/$(basename "$bfile")")
+  # shellcheck disable=SC2086
+  if ! "$bench" "${args[@]}" ${SPCONV_BENCH_ARGS:-} 2> "$out/$tag.log"; then
+    status=1
+    echo "run_network.sh: $tag failed, see $out/$tag.log" >&2
+    tail -n 3 "$out/$tag.log" >&2
+  fi
+done < "$out/layers.txt"
+
+python3 "$here/network_summary.py" "$out" > "$out/network.json" || status=1
+python3 - "$out/network.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+t = s["totals"]
+print("%d convs, %d checked ok; sum ms: spconv %.3f  cudnn_fp32 %.3f (x%.2f)  cudnn_tf32 %.3f (x%.2f)  cusparse %s" % (
+    s["convs"], s["checked_ok"], t["spconv"], t["cudnn_fp32"], t["cudnn_fp32"] / t["spconv"],
+    t["cudnn_tf32"], t["cudnn_tf32"] / t["spconv"],
+    "%.3f (x%.2f)" % (t["cusparse"], t["cusparse"] / t["spconv"]) if t.get("cusparse") else "-"))
+for l in s["layers"]:
+    print("  %-24s %8.4f ms  x%.2f fp32  x%.2f tf32  %s" % (l["layer"], l["spconv"], l["x_fp32"], l["x_tf32"], l["status"]))
+PY
+exit $status
