@@ -3,7 +3,7 @@
 #        bench/gpu_tests.sh run OUTDIR        (on the GPU machine: needs spconv-bench)
 #
 # GPU correctness tests: the shapes of the CPU lit tests (test/Conversion/SpconvToCPU)
-# at sparsities 0, 0.5, 0.9 and 1.0, and five cases with several channel blocks (the last
+# at sparsities 0, 0.5, 0.9 and 1.0, five cases with several channel blocks (the last
 # one partial) folded in PTX (one from NVPTX at -O0) and in LLVM IR, each verified on the GPU against cuDNN FP32.
 # test/GPU/shapes.test runs a few of them through lit where a machine has both MLIR and a
 # GPU; the project's GPU machine has no MLIR, so there the cases are compiled here first
@@ -41,6 +41,10 @@ shapes=(
   "bias-relu-bk3-llvm|--shape 1,8,10,10,8,3,3 --pad 1,1,1,1 --bias --relu|--block-k=3 --outputs-per-thread=2 --fold-at=llvm"
   "k13-llvm|--shape 1,6,8,8,13,3,3 --pad 1,1,1,1|--fold-at=llvm"
   "bias-relu-bk3-O0|--shape 2,8,10,10,8,3,3 --pad 1,1,1,1 --bias --relu|--block-k=3 --outputs-per-thread=2 --opt-level=0"
+  "1x1-stride2|--shape 2,24,15,14,20,1,1 --stride 2,2 --pad 1,0,1,1 --bias --relu|--block-k=8"
+  "1x3-stride2|--shape 1,5,15,14,7,1,3 --stride 2,2 --pad 0,1,0,1|--outputs-per-thread=2"
+  "pieces|--shape 1,8,10,10,16,3,3 --pad 1,1,1,1 --bias --relu|--block-k=2 --code-budget=100"
+  "pieces-partial|--shape 2,8,9,11,13,3,3 --pad 1,1,1,1|--block-k=3 --code-budget=150 --outputs-per-thread=2"
 )
 sparsities=(0 0.5 0.9 1.0)
 
