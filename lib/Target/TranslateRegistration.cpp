@@ -88,8 +88,8 @@ struct TranslateFlags {
   llvm::cl::opt<int64_t> codeBudget{
       "code-budget",
       llvm::cl::desc("PTX instructions one ptxas run may assemble; bigger kernels are split "
-                     "into pieces linked by nvlink (default 40960)"),
-      llvm::cl::init(40960), llvm::cl::cat(budgetCat)};
+                     "into pieces linked by nvlink (default 16384)"),
+      llvm::cl::init(16384), llvm::cl::cat(budgetCat)};
   llvm::cl::opt<unsigned> jobs{
       "jobs", llvm::cl::desc("Concurrent ptxas runs (0 = the machine's cores)"),
       llvm::cl::init(0), llvm::cl::cat(budgetCat)};

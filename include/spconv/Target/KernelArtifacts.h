@@ -39,7 +39,7 @@ struct ArtifactOptions {
   /// PTX instructions one ptxas run may assemble: a kernel over it is split into pieces
   /// (docs/design.md, "Code-size budget"); a channel block over it makes the heuristic
   /// halve block-k.
-  int64_t codeBudget = 40960;
+  int64_t codeBudget = 16384;
   unsigned jobs = 0;            // concurrent ptxas runs (0 = the machine's cores)
   uint64_t ptxasMemoryBudget = 2048ull << 20; // bytes for the concurrent ptxas runs
   bool progress = false;        // a line on stderr per assembled unit
