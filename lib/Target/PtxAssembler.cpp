@@ -13,8 +13,11 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstring>
+#include <unistd.h>
 #include <thread>
 
 using namespace spconv;
@@ -30,9 +33,41 @@ llvm::Error error(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
+/// What SIGINT/SIGTERM must undo while ptxas runs, kept where a signal handler can read it
+/// without allocating: the scratch directory and the ptxas processes. LLVM's handlers
+/// unlink the registered files first, then call onInterrupt, which stops the children,
+/// removes the (by then empty) directory and dies of the signal's default action.
+struct InterruptState {
+  static constexpr int kMaxChildren = 256;
+  std::atomic<pid_t> children[kMaxChildren] = {};
+  char dir[4096] = {};
+  std::atomic<bool> dirSet{false};
+};
+InterruptState interruptState;
+
+void onInterrupt() {
+  for (auto &pid : interruptState.children)
+    if (pid_t p = pid.load(); p > 0)
+      ::kill(p, SIGTERM);
+  if (interruptState.dirSet.load())
+    ::rmdir(interruptState.dir);
+  ::signal(SIGINT, SIG_DFL);
+  ::signal(SIGTERM, SIG_DFL);
+  ::raise(SIGTERM);
+}
+
+void trackChild(pid_t pid, bool add) {
+  for (auto &slot : interruptState.children) {
+    pid_t expected = add ? 0 : pid;
+    if (slot.compare_exchange_strong(expected, add ? pid : 0))
+      return;
+  }
+}
+
 /// One directory per process for every file handed to ptxas and nvlink. Files are
 /// registered with LLVM's signal handlers as they are created, so SIGINT/SIGTERM removes
-/// them; the destructor removes whatever is left and the directory itself.
+/// them (and onInterrupt the directory); the destructor removes whatever is left and the
+/// directory itself.
 class ScratchDir {
 public:
   llvm::Error create() {
@@ -40,7 +75,11 @@ public:
     if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("spconv", dir))
       return error("cannot create a temporary directory: " + ec.message());
     path = std::string(dir);
-    llvm::sys::RemoveFileOnSignal(path);
+    if (path.size() < sizeof(interruptState.dir)) {
+      std::memcpy(interruptState.dir, path.c_str(), path.size() + 1);
+      interruptState.dirSet = true;
+      llvm::sys::SetInterruptFunction(onInterrupt);
+    }
     return llvm::Error::success();
   }
   /// A path in the directory, removed with it.
@@ -57,8 +96,9 @@ public:
       llvm::sys::DontRemoveFileOnSignal(f);
     }
     if (!path.empty()) {
+      interruptState.dirSet = false;
+      llvm::sys::SetInterruptFunction(nullptr);
       llvm::sys::fs::remove(path);
-      llvm::sys::DontRemoveFileOnSignal(path);
     }
   }
 
@@ -222,6 +262,7 @@ llvm::Expected<std::string> spconv::assembleAndLink(llvm::ArrayRef<PtxasJob> job
     for (Running &r : running) {
       ::kill(r.process.Pid, SIGTERM);
       llvm::sys::Wait(r.process, /*SecondsToWait=*/std::nullopt);
+      trackChild(r.process.Pid, /*add=*/false);
     }
   });
   std::string arch = "-arch=" + settings.chip, opt = "-O" + settings.optLevel;
@@ -256,6 +297,7 @@ llvm::Expected<std::string> spconv::assembleAndLink(llvm::ArrayRef<PtxasJob> job
         report.failedJob = pending[next];
         return error("cannot start ptxas: " + execError);
       }
+      trackChild(r.process.Pid, /*add=*/true);
       inUse += estimate;
       report.peakEstimate = std::max(report.peakEstimate, inUse);
       running.push_back(std::move(r));
@@ -272,6 +314,7 @@ llvm::Expected<std::string> spconv::assembleAndLink(llvm::ArrayRef<PtxasJob> job
         continue;
       }
       reaped = true;
+      trackChild(r.process.Pid, /*add=*/false);
       const PtxasJob &job = jobs[r.job];
       double took = secondsSince(r.start);
       if (status.ReturnCode != 0) {
