@@ -63,6 +63,58 @@ static std::string describe(Conv2DOp op) {
   return text;
 }
 
+/// The block template of (shape, tiling): from this compile's table, the cache (a damaged
+/// entry is reported and rebuilt), or lowered and run through NVPTX and cached.
+static const PtxBlockTemplate *
+findOrBuildTemplate(Conv2DOp op, const ConvShape &shape, const Tiling &tiling,
+                    const ArtifactOptions &options, TemplateCache &cache,
+                    llvm::StringMap<std::unique_ptr<PtxBlockTemplate>> &templates,
+                    double &nvptxSeconds, CompileTimes *times) {
+  MLIRContext *ctx = op.getContext();
+  std::string key = templateKey("ptx-block", shape, tiling, options.chip,
+                                "O" + std::to_string(options.llvmOptLevel));
+  auto found = templates.find(key);
+  if (found == templates.end()) {
+    std::unique_ptr<PtxBlockTemplate> tmpl;
+    std::string stale;
+    if (std::optional<std::string> bytes = cache.lookupBytes(key, &stale)) {
+      llvm::Expected<PtxBlockTemplate> parsed =
+          PtxBlockTemplate::parse(std::move(*bytes), kBlockTemplateFunc);
+      if (parsed)
+        tmpl = std::make_unique<PtxBlockTemplate>(std::move(*parsed));
+      else
+        stale = llvm::toString(parsed.takeError());
+    }
+    if (tmpl) {
+      if (times)
+        ++times->cacheHits;
+    } else {
+      if (!stale.empty())
+        op.emitWarning("discarding template cache entry ") << cache.entryPath(key) << ": " << stale;
+      FailureOr<std::string> ptx = buildBlockTemplatePTX(ctx, shape, tiling, options, nvptxSeconds);
+      if (failed(ptx)) {
+        op.emitError("lowering the template to PTX failed");
+        return nullptr;
+      }
+      std::string bytes = *ptx;
+      llvm::Expected<PtxBlockTemplate> parsed =
+          PtxBlockTemplate::parse(std::move(*ptx), kBlockTemplateFunc);
+      if (!parsed) {
+        op.emitError("NVPTX produced a template the PTX-level fold cannot patch (")
+            << llvm::toString(parsed.takeError()) << "); --fold-at=llvm folds in LLVM IR instead";
+        return nullptr;
+      }
+      tmpl = std::make_unique<PtxBlockTemplate>(std::move(*parsed));
+      if (times)
+        ++times->cacheMisses;
+      if (std::optional<std::string> err = cache.storeBytes(key, bytes))
+        op.emitWarning("template cache: ") << *err;
+    }
+    found = templates.try_emplace(key, std::move(tmpl)).first;
+  }
+  return found->second.get();
+}
+
 FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const ArtifactOptions &options,
                                                  CompileTimes *times) {
   MLIRContext *ctx = module.getContext();
@@ -108,48 +160,11 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
     // block-k is the heuristic's to choose.
     while (true) {
       Tiling tiling = chooseTiling(shape, requested);
-      std::string key = templateKey("ptx-block", shape, tiling, options.chip,
-                                    "O" + std::to_string(options.llvmOptLevel));
-
-      auto found = templates.find(key);
-      if (found == templates.end()) {
-        std::unique_ptr<PtxBlockTemplate> tmpl;
-        std::string stale;
-        if (std::optional<std::string> bytes = cache.lookupBytes(key, &stale)) {
-          llvm::Expected<PtxBlockTemplate> parsed =
-              PtxBlockTemplate::parse(std::move(*bytes), kBlockTemplateFunc);
-          if (parsed)
-            tmpl = std::make_unique<PtxBlockTemplate>(std::move(*parsed));
-          else
-            stale = llvm::toString(parsed.takeError());
-        }
-        if (tmpl) {
-          if (times)
-            ++times->cacheHits;
-        } else {
-          if (!stale.empty())
-            op.emitWarning("discarding template cache entry ")
-                << cache.entryPath(key) << ": " << stale;
-          FailureOr<std::string> ptx =
-              buildBlockTemplatePTX(ctx, shape, tiling, options, nvptxSeconds);
-          if (failed(ptx))
-            return op.emitError("lowering the template to PTX failed");
-          std::string bytes = *ptx;
-          llvm::Expected<PtxBlockTemplate> parsed =
-              PtxBlockTemplate::parse(std::move(*ptx), kBlockTemplateFunc);
-          if (!parsed)
-            return op.emitError("NVPTX produced a template the PTX-level fold cannot patch (")
-                   << llvm::toString(parsed.takeError())
-                   << "); --fold-at=llvm folds in LLVM IR instead";
-          tmpl = std::make_unique<PtxBlockTemplate>(std::move(*parsed));
-          if (times)
-            ++times->cacheMisses;
-          if (std::optional<std::string> err = cache.storeBytes(key, bytes))
-            op.emitWarning("template cache: ") << *err;
-        }
-        found = templates.try_emplace(key, std::move(tmpl)).first;
-      }
-      const PtxBlockTemplate &tmpl = *found->second;
+      const PtxBlockTemplate *found =
+          findOrBuildTemplate(op, shape, tiling, options, cache, templates, nvptxSeconds, times);
+      if (!found)
+        return failure();
+      const PtxBlockTemplate &tmpl = *found;
       if (header.empty())
         header = tmpl.moduleHeader().str();
       else if (header != tmpl.moduleHeader())
