@@ -91,7 +91,7 @@ static ConvDesc parseConv(const Value &c) {
   if (const Value *v = c.find("has_bias")) d.hasBias = v->asBool();
   if (d.groups < 1 || d.C % d.groups || d.K % d.groups)
     throw std::runtime_error("groups must divide C and K");
-  if (d.activation != "none" && d.activation != "relu")
+  if (d.activation != "none" && d.activation != "relu" && d.activation != "relu6")
     throw std::runtime_error("unknown activation '" + d.activation + "'");
   return d;
 }

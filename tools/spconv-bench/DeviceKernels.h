@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <string>
 
 namespace spconv {
 namespace bench {
@@ -24,9 +25,10 @@ struct Im2colShape {
 // x[i] ~ N(0, 1), a pure function of (seed, i): reruns see the same input.
 void fillNormal(float *x, int64_t n, uint64_t seed, cudaStream_t s);
 void fillNaN(float *x, int64_t n, cudaStream_t s);
-// y[n][k][*] = act(y[n][k][*] + bias[k]); bias may be null.
-void biasActivation(float *y, const float *bias, int N, int K, int64_t PQ, bool relu,
-                    cudaStream_t s);
+// y[n][k][*] = act(y[n][k][*] + bias[k]); bias may be null; activation is the sidecar's
+// "none", "relu" or "relu6".
+void biasActivation(float *y, const float *bias, int N, int K, int64_t PQ,
+                    const std::string &activation, cudaStream_t s);
 // cols[n][(c*R + r)*S + s][p*Q + q] = x[n][c][p*sh - pt + r*dh][q*sw - pl + s*dw] (0 outside).
 void im2col(const float *x, float *cols, const Im2colShape &sh, cudaStream_t s);
 // xp[nc][h][w] = x[nc][h - top][w - left] (0 outside x), xp of NC x Hp x Wp: explicit

@@ -199,8 +199,10 @@ static std::vector<double> reference(const ConvCase &cc, const float *in) {
                 double v = inside ? double(in[((n * s.c + c) * s.h + y) * s.w + x]) : 0.0;
                 acc += double(cc.weights[((k * s.c + c) * s.r + r) * s.s + x0]) * v;
               }
-          if (s.relu && !std::isnan(acc)) // arith.maximumf: NaN propagates
+          if (s.activation != Epilogue::none && !std::isnan(acc)) // maximumf: NaN propagates
             acc = std::max(acc, 0.0);
+          if (s.activation == Epilogue::relu6 && !std::isnan(acc))
+            acc = std::min(acc, 6.0);
           out[((n * s.k + k) * s.p + p) * s.q + q] = acc;
         }
   return out;

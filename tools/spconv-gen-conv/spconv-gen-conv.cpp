@@ -41,7 +41,7 @@ struct Options {
   int64_t sh = 1, sw = 1, pt = 0, pl = 0, pb = 0, pr = 0, dh = 1, dw = 1;
   double sparsity = 0.9;
   uint64_t seed = 1;
-  bool bias = false, relu = false;
+  bool bias = false, relu = false, relu6 = false;
   std::string layer, outDir;
 };
 
@@ -76,6 +76,7 @@ void usage() {
       "  --sparsity P        fraction of weights pruned to zero (default 0.9)\n"
       "  --seed S            random seed (default 1)\n"
       "  --bias              add a random bias     --relu   fuse a ReLU\n"
+      "  --relu6             fuse a ReLU6, min(max(x, 0), 6)\n"
       "writes DIR/conv.mlir, DIR/weights.bin (KCRS f32), DIR/bias.bin (with --bias)\n");
 }
 
@@ -115,6 +116,8 @@ Options parse(int argc, char **argv) {
       o.bias = true;
     } else if (a == "--relu") {
       o.relu = true;
+    } else if (a == "--relu6") {
+      o.relu6 = true;
     } else if (a == "-o") {
       o.outDir = next();
     } else {
@@ -211,7 +214,9 @@ int main(int argc, char **argv) {
   m << ", strides = array<i64: " << o.sh << ", " << o.sw << ">";
   m << ", padding = array<i64: " << o.pt << ", " << o.pl << ", " << o.pb << ", " << o.pr << ">";
   m << ", dilations = array<i64: " << o.dh << ", " << o.dw << ">";
-  if (o.relu)
+  if (o.relu6)
+    m << ", activation = #spconv.activation<relu6>";
+  else if (o.relu)
     m << ", activation = #spconv.activation<relu>";
   m << "} : " << in << " -> " << out << "\n";
   m << "  return %y : " << out << "\n}\n";

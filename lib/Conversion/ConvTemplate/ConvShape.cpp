@@ -30,15 +30,27 @@ ConvShape ConvShape::fromOp(Conv2DOp op) {
   s.dh = op.getDilations()[0];
   s.dw = op.getDilations()[1];
   s.hasBias = static_cast<bool>(op.getBiasAttr());
-  s.relu = op.getActivation() == Activation::relu;
+  s.activation = static_cast<Epilogue>(op.getActivation());
   return s;
+}
+
+const char *spconv::epilogueName(Epilogue e) {
+  switch (e) {
+  case Epilogue::none:
+    return "none";
+  case Epilogue::relu:
+    return "relu";
+  case Epilogue::relu6:
+    return "relu6";
+  }
+  return "none";
 }
 
 std::string ConvShape::str() const {
   return llvm::formatv("n{0}c{1}h{2}w{3}k{4}r{5}s{6}p{7}q{8}st{9}x{10}pad{11}.{12}.{13}.{14}"
                        "dil{15}x{16}b{17}a{18}",
                        n, c, h, w, k, r, s, p, q, sh, sw, pt, pl, pb, pr, dh, dw, hasBias,
-                       relu)
+                       epilogueName(activation))
       .str();
 }
 

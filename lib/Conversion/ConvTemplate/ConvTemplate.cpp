@@ -162,6 +162,7 @@ void ConvTemplateEmitter::emitStore(OpBuilder &b, Location loc, Value tid, const
   Value p = arith::AddIOp::create(b, loc, bc.p0, ty);
   Value pOk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p, cst(b, loc, shape.p));
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  Value six = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(6.0f));
   for (int64_t o = 0; o < opt; ++o) {
     Value q = arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, bc.q0, tx),
                                     cst(b, loc, o * tiling.threadsQ));
@@ -172,8 +173,10 @@ void ConvTemplateEmitter::emitStore(OpBuilder &b, Location loc, Value tid, const
     b.setInsertionPointToStart(ifOp.thenBlock());
     for (int64_t kk = 0; kk < kN; ++kk) {
       Value v = accs[kk * opt + o];
-      if (shape.relu)
+      if (shape.activation != Epilogue::none)
         v = arith::MaximumFOp::create(b, loc, v, zero);
+      if (shape.activation == Epilogue::relu6)
+        v = arith::MinimumFOp::create(b, loc, v, six);
       Value k = kBase ? arith::AddIOp::create(b, loc, kBase, cst(b, loc, kk)).getResult()
                       : cst(b, loc, kLo + kk);
       OpBuilder::InsertionGuard kGuard(b);

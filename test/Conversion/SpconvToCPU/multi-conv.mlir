@@ -7,9 +7,9 @@
 // RUN: spconv-cpu-check %s --strict-ieee | FileCheck %s --check-prefix=STRICT
 // RUN: spconv-cpu-check %s --outputs-per-thread 2 --chunk-c 1 | FileCheck %s --check-prefix=OPT2
 
-// CHECK: PASS conv 0: shape n1c2h4w4k2r2s2p3q3st1x1pad0.0.0.0dil1x1bfalseafalse {{.*}} fmas-kept 3 fmas-deleted 13{{$}}
-// CHECK-NEXT: PASS conv 1: shape n1c2h3w3k3r1s1p3q3st1x1pad0.0.0.0dil1x1btrueatrue {{.*}} fmas-kept 4 fmas-deleted 2{{$}}
-// CHECK-NEXT: PASS conv 2: shape n2c1h5w5k2r3s3p5q5st1x1pad1.1.1.1dil1x1bfalseafalse {{.*}} fmas-kept 2 fmas-deleted 16{{$}}
+// CHECK: PASS conv 0: shape n1c2h4w4k2r2s2p3q3st1x1pad0.0.0.0dil1x1bfalseanone {{.*}} fmas-kept 3 fmas-deleted 13{{$}}
+// CHECK-NEXT: PASS conv 1: shape n1c2h3w3k3r1s1p3q3st1x1pad0.0.0.0dil1x1btruearelu {{.*}} fmas-kept 4 fmas-deleted 2{{$}}
+// CHECK-NEXT: PASS conv 2: shape n2c1h5w5k2r3s3p5q5st1x1pad1.1.1.1dil1x1bfalseanone {{.*}} fmas-kept 2 fmas-deleted 16{{$}}
 // CHECK-NOT: FAIL
 
 // STRICT: PASS conv 0: {{.*}} fmas-kept 16 fmas-deleted 0{{$}}

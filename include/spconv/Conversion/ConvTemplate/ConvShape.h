@@ -14,6 +14,11 @@
 namespace spconv {
 class Conv2DOp;
 
+/// The activation fused after the bias (mirrors spconv::Activation without the IR headers).
+enum class Epilogue : int64_t { none = 0, relu = 1, relu6 = 2 };
+/// "none", "relu" or "relu6": the sidecar's and the runtime's spelling.
+const char *epilogueName(Epilogue e);
+
 struct ConvShape {
   int64_t n, c, h, w;      // input NCHW
   int64_t k, r, s;         // filter KxCxRxS (groups == 1)
@@ -22,7 +27,7 @@ struct ConvShape {
   int64_t pt, pl, pb, pr;  // padding top, left, bottom, right
   int64_t dh, dw;          // dilations
   bool hasBias;
-  bool relu;
+  Epilogue activation;
 
   static ConvShape fromOp(Conv2DOp op);
   int64_t numWeights() const { return k * c * r * s; }

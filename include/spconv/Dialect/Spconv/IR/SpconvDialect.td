@@ -26,7 +26,9 @@ def Spconv_Dialect : Dialect {
 
 def Spconv_Activation : I32EnumAttr<"Activation", "activation fused after the bias", [
     I32EnumAttrCase<"none", 0>,
-    I32EnumAttrCase<"relu", 1>
+    I32EnumAttrCase<"relu", 1>,
+    // min(max(x, 0), 6): MobileNet's ReLU6, ONNX Clip(0, 6).
+    I32EnumAttrCase<"relu6", 2>
   ]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::spconv";
