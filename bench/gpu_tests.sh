@@ -45,6 +45,12 @@ shapes=(
   "1x3-stride2|--shape 1,5,15,14,7,1,3 --stride 2,2 --pad 0,1,0,1|--outputs-per-thread=2"
   "pieces|--shape 1,8,10,10,16,3,3 --pad 1,1,1,1 --bias --relu|--block-k=2 --code-budget=100"
   "pieces-partial|--shape 2,8,9,11,13,3,3 --pad 1,1,1,1|--block-k=3 --code-budget=150 --outputs-per-thread=2"
+  "groups2|--shape 2,16,10,10,16,3,3 --groups 2 --pad 1,1,1,1 --bias --relu|--block-k=4"
+  "groups3-bk-aligned|--shape 1,12,7,9,18,3,3 --groups 3"
+  "depthwise-s2-relu6|--shape 2,40,15,15,40,3,3 --groups 40 --stride 2,2 --pad 1,1,1,1 --bias --relu6"
+  "depthwise-m2-partial|--shape 1,24,9,9,48,3,3 --groups 24 --pad 1,1,1,1|--block-k=32"
+  "depthwise-m2-partial-llvm|--shape 1,24,9,9,48,3,3 --groups 24 --pad 1,1,1,1|--block-k=32 --fold-at=llvm"
+  "grouped-1x1-s2|--shape 2,8,9,9,12,1,1 --groups 4 --stride 2,2 --bias|--code-budget=100"
 )
 sparsities=(0 0.5 0.9 1.0)
 

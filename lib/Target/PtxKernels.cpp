@@ -42,7 +42,8 @@ FailureOr<std::string> spconv::buildBlockTemplatePTX(MLIRContext *ctx, const Con
   if (failed(ptx))
     return failure();
   // What the placeholders number, so that stamping checks it is given matching weights.
-  BlockTemplateInfo info{shape.k, tiling.blockK, shape.c * shape.r * shape.s, shape.hasBias};
+  BlockTemplateInfo info{shape.k, tiling.blockK, shape.cpg() * shape.r * shape.s,
+                         shape.hasBias};
   return info.str() + *ptx;
 }
 

@@ -153,23 +153,24 @@ std::string CudnnConv::mathName() const {
 }
 
 //===----------------------------------------------------------------------===//
-// cuSPARSE: Y_n (K x PQ) = W (K x CRS, CSR) * im2col(X_n) (CRS x PQ)
+// cuSPARSE: Y_n (K x PQ) = W (K x CRS, CSR) * im2col(X_n) (CRS x PQ). A grouped conv's W
+// is block-diagonal: row k holds its C/groups x R x S weights at its group's columns.
 //===----------------------------------------------------------------------===//
 
 CusparseConv::CusparseConv(cusparseHandle_t h, const runtime::ConvDesc &c,
                            const std::vector<float> &w, const float *x, const float *bias,
                            float *y, cudaStream_t s)
     : h_(h), conv_(c), x_(x), bias_(bias), y_(y) {
-  if (c.groups != 1)
-    throw std::runtime_error("cuSPARSE baseline supports groups == 1 only");
   const int64_t CRS = c.C * c.R * c.S, PQ = c.P * c.Q;
+  const int64_t groupCRS = CRS / c.groups, groupK = c.K / c.groups;
   std::vector<int> rowPtr(c.K + 1, 0), colIdx;
   std::vector<float> vals;
   for (int64_t k = 0; k < c.K; ++k) {
-    for (int64_t j = 0; j < CRS; ++j) {
-      float v = w[k * CRS + j];
+    int64_t firstColumn = k / groupK * groupCRS;
+    for (int64_t j = 0; j < groupCRS; ++j) {
+      float v = w[k * groupCRS + j];
       if (v != 0.0f) {
-        colIdx.push_back(static_cast<int>(j));
+        colIdx.push_back(static_cast<int>(firstColumn + j));
         vals.push_back(v);
       }
     }

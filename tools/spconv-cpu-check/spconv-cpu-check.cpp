@@ -51,9 +51,12 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <sys/mman.h>
 
 #include <cmath>
 #include <cstring>
@@ -126,14 +129,37 @@ constexpr uint32_t kPoisonBits = 0x7FE5A5A5u;
 static float poison() { return llvm::bit_cast<float>(kPoisonBits); }
 static bool isPoison(float f) { return llvm::bit_cast<uint32_t>(f) == kPoisonBits; }
 
-/// A buffer with poisoned guard zones on both sides of the data.
+/// A buffer with poisoned guard zones on both sides of the data, which catch stray writes,
+/// placed so that its end touches an inaccessible page: a kernel reading more than kGuard
+/// elements past the end (say, input channels past C) faults instead of reading whatever
+/// the heap holds there. The page before the buffer is inaccessible too.
 struct GuardedBuffer {
   static constexpr int64_t kGuard = 64;
-  std::vector<float> storage;
+  // llvm::sys::Memory cannot make a page inaccessible (it requires read or write), hence
+  // plain mmap/mprotect.
+  char *base = nullptr;
+  size_t mappedBytes = 0;
+  float *storage = nullptr;
   int64_t size;
-  explicit GuardedBuffer(int64_t size) : storage(size + 2 * kGuard, poison()), size(size) {}
-  float *data() { return storage.data() + kGuard; }
-  const float *data() const { return storage.data() + kGuard; }
+  explicit GuardedBuffer(int64_t size) : size(size) {
+    size_t page = llvm::sys::Process::getPageSizeEstimate();
+    size_t bytes = (size + 2 * kGuard) * sizeof(float);
+    size_t dataPages = (bytes + page - 1) / page;
+    mappedBytes = (dataPages + 2) * page;
+    void *p = mmap(nullptr, mappedBytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+      llvm::report_fatal_error("cannot map the check's buffers");
+    base = static_cast<char *>(p);
+    if (mprotect(base + page, dataPages * page, PROT_READ | PROT_WRITE) != 0)
+      llvm::report_fatal_error("cannot map the check's buffers");
+    storage = reinterpret_cast<float *>(base + (dataPages + 1) * page - bytes);
+    std::fill(storage, storage + size + 2 * kGuard, poison());
+  }
+  GuardedBuffer(const GuardedBuffer &) = delete;
+  GuardedBuffer &operator=(const GuardedBuffer &) = delete;
+  ~GuardedBuffer() { munmap(base, mappedBytes); }
+  float *data() { return storage + kGuard; }
+  const float *data() const { return storage + kGuard; }
   bool guardsIntact() const {
     for (int64_t i = 0; i < kGuard; ++i)
       if (!isPoison(storage[i]) || !isPoison(storage[kGuard + size + i]))
@@ -178,8 +204,8 @@ static int64_t countZeroFMAs(Operation *kernel) {
   return n;
 }
 
-/// The direct convolution in double over the zero-padded input, NCHW x KCRS -> NKPQ, bias
-/// then ReLU.
+/// The direct convolution in double over the zero-padded input, NCHW x K(C/groups)RS -> NKPQ,
+/// bias then the activation. Output channel k reads the input channels of its group only.
 static std::vector<double> reference(const ConvCase &cc, const float *in) {
   const ConvShape &s = cc.shape;
   std::vector<double> out(s.n * s.k * s.p * s.q);
@@ -188,7 +214,8 @@ static std::vector<double> reference(const ConvCase &cc, const float *in) {
       for (int64_t p = 0; p < s.p; ++p)
         for (int64_t q = 0; q < s.q; ++q) {
           double acc = cc.bias.empty() ? 0.0 : double(cc.bias[k]);
-          for (int64_t c = 0; c < s.c; ++c)
+          int64_t cFirst = k / s.kpg() * s.cpg();
+          for (int64_t cg = 0; cg < s.cpg(); ++cg)
             for (int64_t r = 0; r < s.r; ++r)
               for (int64_t x0 = 0; x0 < s.s; ++x0) {
                 int64_t y = p * s.sh - s.pt + r * s.dh;
@@ -196,8 +223,9 @@ static std::vector<double> reference(const ConvCase &cc, const float *in) {
                 // The padding is multiplied in as 0.0, not skipped: the same for finite
                 // weights, and Inf * padding = NaN as in a dense conv over the padded input.
                 bool inside = y >= 0 && y < s.h && x >= 0 && x < s.w;
+                int64_t c = cFirst + cg;
                 double v = inside ? double(in[((n * s.c + c) * s.h + y) * s.w + x]) : 0.0;
-                acc += double(cc.weights[((k * s.c + c) * s.r + r) * s.s + x0]) * v;
+                acc += double(cc.weights[((k * s.cpg() + cg) * s.r + r) * s.s + x0]) * v;
               }
           if (s.activation != Epilogue::none && !std::isnan(acc)) // maximumf: NaN propagates
             acc = std::max(acc, 0.0);

@@ -31,6 +31,7 @@ ConvShape ConvShape::fromOp(Conv2DOp op) {
   s.dw = op.getDilations()[1];
   s.hasBias = static_cast<bool>(op.getBiasAttr());
   s.activation = static_cast<Epilogue>(op.getActivation());
+  s.groups = op.getGroups();
   return s;
 }
 
@@ -51,7 +52,8 @@ std::string ConvShape::str() const {
                        "dil{15}x{16}b{17}a{18}",
                        n, c, h, w, k, r, s, p, q, sh, sw, pt, pl, pb, pr, dh, dw, hasBias,
                        epilogueName(activation))
-      .str();
+             .str() +
+         (groups > 1 ? "g" + std::to_string(groups) : std::string());
 }
 
 std::string Tiling::str() const {
@@ -80,13 +82,28 @@ KernelGeometry::KernelGeometry(const ConvShape &sh, const Tiling &t) {
   tilesP = ceilDiv(sh.p, t.tileP);
   tilesQ = ceilDiv(sh.q, t.tileQ());
   kBlocks = ceilDiv(sh.k, t.blockK);
-  numChunks = ceilDiv(sh.c, t.chunkC);
+  windowC = sh.groups == 1 ? sh.c : std::max<int64_t>(1, t.blockK / sh.kpg()) * sh.cpg();
+  numChunks = ceilDiv(windowC, t.chunkC);
   sharedFloats = t.chunkC * inTileH * inTileW;
   grid[0] = tilesP * tilesQ;
   grid[1] = kBlocks;
   grid[2] = sh.n;
   block[0] = t.threads();
   block[1] = block[2] = 1;
+}
+
+/// The block-k nearest below `blockK` whose blocks do not straddle groups: a multiple of the
+/// output channels per group, or a divisor of them. (Depthwise convs, kpg = 1, keep any
+/// block-k: each block covers blockK whole groups.)
+static int64_t alignToGroups(const ConvShape &sh, int64_t blockK) {
+  int64_t kpg = sh.kpg();
+  if (sh.groups == 1 || blockK % kpg == 0 || kpg % blockK == 0)
+    return blockK;
+  if (blockK > kpg)
+    return blockK / kpg * kpg;
+  while (kpg % blockK != 0)
+    --blockK;
+  return blockK;
 }
 
 // The heuristic (docs/design.md, "Tiling heuristic"):
@@ -117,6 +134,7 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
       t.blockK /= 2;
   }
   t.blockK = std::min(t.blockK, sh.k);
+  t.blockK = alignToGroups(sh, t.blockK);
   if (t.chunkC <= 0) {
     KernelGeometry g(sh, Tiling{t.blockK, t.outputsPerThread, t.tileP, t.threadsQ, 1});
     int64_t perChannel = g.inTileH * g.inTileW * 4;
@@ -129,9 +147,9 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
     int64_t loadsPerChannel = sh.r * sh.s * t.outputsPerThread;
     int64_t byLoads = std::max<int64_t>(1, kMaxLoadsPerRegion / loadsPerChannel);
     t.chunkC = std::max<int64_t>(
-        1, std::min({sh.c, kTargetSharedBytes / perChannel, byLoads}));
+        1, std::min({g.windowC, kTargetSharedBytes / perChannel, byLoads}));
   }
-  t.chunkC = std::min(t.chunkC, sh.c);
+  t.chunkC = std::min(t.chunkC, KernelGeometry(sh, t).windowC);
   // An explicit chunk-c may not exceed the hard limit either.
   KernelGeometry g(sh, t);
   if (g.sharedFloats * 4 > kMaxSharedBytes)

@@ -26,9 +26,21 @@ BlockCoords ConvTemplateEmitter::emitBlockCoords(OpBuilder &b, Location loc, Val
 }
 
 void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const BlockCoords &bc,
-                                    int64_t chunk, Value input, Value tile) const {
+                                    int64_t kb, int64_t chunk, Value input, Value tile,
+                                    Value kBase) const {
   int64_t c0 = chunk * tiling.chunkC;
-  int64_t chunkChannels = std::min(tiling.chunkC, shape.c - c0);
+  int64_t chunkChannels = std::min(tiling.chunkC, geom.windowC - c0);
+  // First input channel of the block's window: (first output channel / kpg) * cpg.
+  Value cBase;
+  if (shape.groups > 1) {
+    Value k0 = kBase ? kBase : cst(b, loc, kb * tiling.blockK);
+    cBase = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, k0, cst(b, loc, shape.kpg())),
+        cst(b, loc, shape.cpg()));
+  }
+  // The last block of a grouped conv whose block-k does not divide K has a window that
+  // runs past C: those channels are staged as 0 (their output channels are never stored).
+  bool guardC = shape.groups > 1 && shape.k % tiling.blockK != 0;
   int64_t plane = geom.inTileH * geom.inTileW;
   // Threads walk the staged tile in row-major order, `threads` elements apart, so
   // consecutive lanes read consecutive input words (coalesced) and every lane has work.
@@ -58,12 +70,18 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
   Value iy = arith::AddIOp::create(b, loc, y0, scaled(y, geom.stageStepH));
   Value ix = arith::AddIOp::create(b, loc, x0, scaled(col, geom.stageStepW));
   Value c = arith::AddIOp::create(b, loc, cc, cst(b, loc, c0));
+  if (cBase)
+    c = arith::AddIOp::create(b, loc, c, cBase);
   auto inRange = [&](Value v, int64_t hi) {
     return arith::AndIOp::create(
         b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, v, zero),
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v, cst(b, loc, hi)));
   };
   Value inside = arith::AndIOp::create(b, loc, inRange(iy, shape.h), inRange(ix, shape.w));
+  if (guardC)
+    inside = arith::AndIOp::create(
+        b, loc, inside,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, cst(b, loc, shape.c)));
   auto ifOp = scf::IfOp::create(
       b, loc, inside,
       [&](OpBuilder &tb, Location l) {
@@ -113,8 +131,13 @@ void ConvTemplateEmitter::emitChunkFMAs(OpBuilder &b, Location loc, Value tid, i
   int64_t kLo = kb * tiling.blockK;
   int64_t kN = std::min(tiling.blockK, shape.k - kLo);
   int64_t c0 = chunk * tiling.chunkC;
-  int64_t chunkChannels = std::min(tiling.chunkC, shape.c - c0);
+  int64_t chunkChannels = std::min(tiling.chunkC, geom.windowC - c0);
   int64_t plane = geom.inTileH * geom.inTileW;
+  // Groups: window channel cw belongs to the window's group cw / cpg, output channel
+  // kLo + kk to the window's group (kLo + kk) / kpg - kLo / kpg; only pairs of the same group
+  // have weights (without groups, cpg = C and kpg = K make every pair the same group).
+  int64_t cpg = shape.cpg(), kpg = shape.kpg();
+  auto groupOfK = [&](int64_t kk) { return (kLo + kk) / kpg - kLo / kpg; };
   // The thread's first input element in a channel plane; every load below adds a constant
   // to it, which the backend folds into the address.
   Value tq = cst(b, loc, tiling.threadsQ);
@@ -133,8 +156,11 @@ void ConvTemplateEmitter::emitChunkFMAs(OpBuilder &b, Location loc, Value tid, i
           Value idx = arith::AddIOp::create(b, loc, base, cst(b, loc, off));
           in[o] = memref::LoadOp::create(b, loc, tile, ValueRange{idx});
         }
+        int64_t cw = c0 + cc;
         for (int64_t kk = 0; kk < kN; ++kk) {
-          int64_t widx = (((kLo + kk) * shape.c + c0 + cc) * shape.r + r) * shape.s + s;
+          if (groupOfK(kk) != cw / cpg)
+            continue;
+          int64_t widx = (((kLo + kk) * cpg + cw % cpg) * shape.r + r) * shape.s + s;
           Value w = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(placeholder::weight(widx)));
           // llvm.intr.fma rather than math.fma: the latter becomes a libdevice call on NVVM.
           for (int64_t o = 0; o < opt; ++o) {
@@ -192,9 +218,6 @@ void ConvTemplateEmitter::emitStore(OpBuilder &b, Location loc, Value tid, const
 }
 
 LogicalResult spconv::checkLowerable(Conv2DOp op) {
-  if (op.getGroups() != 1)
-    return op.emitOpError("groups > 1 is not supported by the template lowering yet (got ")
-           << op.getGroups() << ")";
   int64_t numWeights = op.getWeightsType().getNumElements();
   if (numWeights - 1 > placeholder::kMaxIndex)
     return op.emitOpError("has ") << numWeights << " weights; the template encodes at most "

@@ -83,7 +83,7 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
     });
     for (int64_t chunk = 0; chunk < g.numChunks; ++chunk) {
       forEachThread(b, loc, tiling.threads(), [&](OpBuilder &tb, Value tid) {
-        emitter.emitStage(tb, loc, tid, bc, chunk, input, tile);
+        emitter.emitStage(tb, loc, tid, bc, kb, chunk, input, tile);
       });
       forEachThread(b, loc, tiling.threads(), [&](OpBuilder &tb, Value tid) {
         SmallVector<Value> accs = loadAccs(tb, tid);

@@ -71,7 +71,7 @@ static void emitChannelBlock(OpBuilder &b, Location loc, const ConvTemplateEmitt
     // The previous chunk's readers must be done before the tile is overwritten.
     if (chunk > 0)
       gpu::BarrierOp::create(b, loc);
-    emitter.emitStage(b, loc, tid, bc, chunk, input, tile);
+    emitter.emitStage(b, loc, tid, bc, kb, chunk, input, tile, kBase);
     gpu::BarrierOp::create(b, loc);
     emitter.emitChunkFMAs(b, loc, tid, kb, chunk, tile, accs);
     pinAccumulators(b, loc, accs, kb, chunk);

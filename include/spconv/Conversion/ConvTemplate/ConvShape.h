@@ -21,16 +21,19 @@ const char *epilogueName(Epilogue e);
 
 struct ConvShape {
   int64_t n, c, h, w;      // input NCHW
-  int64_t k, r, s;         // filter KxCxRxS (groups == 1)
+  int64_t k, r, s;         // filter K x (C/groups) x R x S
   int64_t p, q;            // output rows, columns
   int64_t sh, sw;          // strides
   int64_t pt, pl, pb, pr;  // padding top, left, bottom, right
   int64_t dh, dw;          // dilations
   bool hasBias;
   Epilogue activation;
+  int64_t groups = 1;      // output channel k reads input channels of group k / kpg()
 
   static ConvShape fromOp(Conv2DOp op);
-  int64_t numWeights() const { return k * c * r * s; }
+  int64_t cpg() const { return c / groups; } // input channels per group
+  int64_t kpg() const { return k / groups; } // output channels per group
+  int64_t numWeights() const { return k * cpg() * r * s; }
   /// Stable text used in cache keys and logs.
   std::string str() const;
 };
@@ -60,7 +63,14 @@ struct KernelGeometry {
   int64_t tileStrideH, tileStrideW;
   int64_t tilesP, tilesQ;       // output tiles along P and Q
   int64_t kBlocks;              // ceil(K / blockK)
-  int64_t numChunks;            // ceil(C / chunkC)
+  // Input channels one channel block reads: all C without groups; with groups, those of the
+  // groups its output channels belong to. Blocks are aligned to groups (chooseTiling makes
+  // blockK divide kpg or kpg divide blockK), so a block's window starts at channel
+  // (kb * blockK / kpg) * cpg and every block sees the same channel pattern: a grouped conv
+  // is a dense conv over the window with block-diagonal weights whose cross-group FMAs are
+  // never emitted.
+  int64_t windowC;
+  int64_t numChunks;            // ceil(windowC / chunkC)
   int64_t sharedFloats;         // chunkC * inTileH * inTileW
   int64_t grid[3];              // (tilesP * tilesQ, kBlocks, N)
   int64_t block[3];             // (threads, 1, 1)

@@ -33,10 +33,11 @@ public:
                               mlir::Value n) const;
   /// Thread `tid` copies its share of channel chunk `chunk`'s input tile into `tile`
   /// (a 1-D f32 memref of geometry().sharedFloats), writing 0 where the tile hangs over the
-  /// padding.
+  /// padding. The chunk counts from the first input channel of channel block `kb`'s window
+  /// (0 without groups), or of the block starting at output channel `kBase` when given.
   void emitStage(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid,
-                 const BlockCoords &bc, int64_t chunk, mlir::Value input,
-                 mlir::Value tile) const;
+                 const BlockCoords &bc, int64_t kb, int64_t chunk, mlir::Value input,
+                 mlir::Value tile, mlir::Value kBase = nullptr) const;
   /// Number of accumulators of a thread for channel block `kb`.
   int64_t numAccumulators(int64_t kb) const;
   /// The accumulators' initial values: bias placeholders, or 0.
