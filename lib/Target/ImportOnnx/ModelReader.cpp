@@ -28,13 +28,15 @@ using namespace spconv::onnx_import;
 // OnnxGraph
 //===----------------------------------------------------------------------===//
 
-Location OnnxGraph::nodeLoc(unsigned pos) const {
-  const onnx::NodeProto &node = *nodes[pos];
+Location OnnxGraph::nodeLoc(unsigned pos) const { return fileNodeLoc(fileIndex[pos]); }
+
+Location OnnxGraph::fileNodeLoc(unsigned index) const {
+  const onnx::NodeProto &node = model.graph().node(index);
   std::string name = node.name();
   if (name.empty())
-    name = "<unnamed " + node.op_type() + " #" + std::to_string(fileIndex[pos]) + ">";
+    name = "<unnamed " + node.op_type() + " #" + std::to_string(index) + ">";
   return NameLoc::get(StringAttr::get(context, name),
-                      FileLineColLoc::get(context, path, fileIndex[pos] + 1, 1));
+                      FileLineColLoc::get(context, path, index + 1, 1));
 }
 
 Location OnnxGraph::fileLoc() const { return FileLineColLoc::get(context, path, 0, 0); }
@@ -266,6 +268,32 @@ static LogicalResult applyShapeOptions(OnnxGraph &graph, const spconv::OnnxImpor
   return success();
 }
 
+/// ONNX's shape inference divides by strides and trusts window attributes: a stride of 0
+/// in any Conv or pooling node is a division by zero inside it. Such attributes are
+/// refused before inference runs, at the node.
+static LogicalResult checkWindowAttributes(const OnnxGraph &graph) {
+  const onnx::GraphProto &g = graph.model.graph();
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto &node = g.node(i);
+    for (const onnx::AttributeProto &attr : node.attribute()) {
+      StringRef name = attr.name();
+      bool positive = name == "strides" || name == "dilations" || name == "kernel_shape";
+      bool nonNegative = name == "pads";
+      if (attr.type() == onnx::AttributeProto::INTS && (positive || nonNegative)) {
+        for (int64_t v : attr.ints())
+          if (positive ? v <= 0 : v < 0)
+            return emitError(graph.fileNodeLoc(i))
+                   << node.op_type() << " '" << name << "' must be "
+                   << (positive ? "positive" : "non-negative") << ", got " << v;
+      }
+      if (name == "group" && attr.type() == onnx::AttributeProto::INT && attr.i() <= 0)
+        return emitError(graph.fileNodeLoc(i))
+               << node.op_type() << " 'group' must be positive, got " << attr.i();
+    }
+  }
+  return success();
+}
+
 LogicalResult spconv::onnx_import::readOnnxModel(StringRef path, StringRef bytes,
                                                  const OnnxImportOptions &options,
                                                  OnnxGraph &graph) {
@@ -292,7 +320,7 @@ LogicalResult spconv::onnx_import::readOnnxModel(StringRef path, StringRef bytes
   if (graph.opset <= 0)
     return emitError(graph.fileLoc()) << "the model imports no version of the ONNX operator set";
 
-  if (failed(applyShapeOptions(graph, options)))
+  if (failed(applyShapeOptions(graph, options)) || failed(checkWindowAttributes(graph)))
     return failure();
   if (std::optional<std::string> error = runOnnxShapeInference(graph.model))
     return emitError(graph.fileLoc()) << "ONNX shape inference failed: " << *error;
@@ -333,7 +361,7 @@ LogicalResult spconv::onnx_import::readOnnxModel(StringRef path, StringRef bytes
       if (out.empty())
         continue;
       if (available.contains(out) || !producer.try_emplace(out, i).second)
-        return emitError(FileLineColLoc::get(graph.context, path, i + 1, 1))
+        return emitError(graph.fileNodeLoc(i))
                << "node '" << g.node(i).name() << "' (" << g.node(i).op_type()
                << ") defines '" << out << "', which is already defined";
     }
@@ -345,7 +373,7 @@ LogicalResult spconv::onnx_import::readOnnxModel(StringRef path, StringRef bytes
         continue;
       auto it = producer.find(in);
       if (it == producer.end())
-        return emitError(FileLineColLoc::get(graph.context, path, i + 1, 1))
+        return emitError(graph.fileNodeLoc(i))
                << "node '" << g.node(i).name() << "' (" << g.node(i).op_type() << ") reads '"
                << in << "', which is no graph input, initializer or node output";
       ++pending[i];

@@ -53,6 +53,8 @@ struct OnnxGraph {
 
   /// `NameLoc(node name, model:line)` with line = the node's index in the file + 1.
   mlir::Location nodeLoc(unsigned pos) const;
+  /// The same for the node at `index` in the file's node list.
+  mlir::Location fileNodeLoc(unsigned index) const;
   /// The model file itself, for errors that belong to no node.
   mlir::Location fileLoc() const;
   /// How many nodes read `name`, counting a graph output as one more reader.

@@ -173,12 +173,12 @@ inits.append(init("w5", pruned(4, 4, 1, 1)))
 nodes += [helper.make_node("Conv", ["r4", "w5"], ["c5"], name="conv5"),
           helper.make_node("Relu", ["c5"], ["r5"], name="relu5")]
 # conv6: a BN whose tiny scale would underflow a nonzero weight: refused, and the Relu after
-# it stays too. Channel 0 gets scale 1e-38 (times |w| < ~4 underflows in float32).
+# it stays too. Channel 0 gets scale 1e-44: weight 1e-3 times that underflows float32 to 0.
 w6 = pruned(4, 4, 3, 3)
 w6[0, 0, 0, 0] = 1e-3
 inits.append(init("w6", w6))
 tiny = np.ones(4, np.float32)
-tiny[0] = 1e-38
+tiny[0] = 1e-44
 nodes += [helper.make_node("Conv", ["r5", "w6"], ["c6"], name="conv6", pads=[1, 1, 1, 1]),
           helper.make_node("BatchNormalization", ["c6"] + bn_params("bn6", 4, tiny), ["n6"],
                            name="bn6"),
@@ -216,7 +216,9 @@ bad("wrong_weight_size", weights=short)
 bad("int_weights", weights=init("w", np.ones((4, 4, 3, 3), np.int32)))
 bad("conv1d", inputs=[vi("x", [1, 4, 6])], weights=init("w", pruned(4, 4, 3)))
 bad("conv3d", inputs=[vi("x", [1, 4, 6, 6, 6])], weights=init("w", pruned(4, 4, 3, 3, 3)))
-bad("double_input", inputs=[vi("x", [1, 4, 6, 6], TensorProto.DOUBLE)])
+bad("double_input", inputs=[vi("x", [1, 4, 6, 6], TensorProto.DOUBLE)],
+    out=vi("y", None, TensorProto.DOUBLE),
+    weights=init("w", pruned(4, 4, 3, 3).astype(np.float64)))
 bad("zero_stride", attrs={"strides": [0, 1]})
 bad("negative_stride", attrs={"strides": [1, -2]})
 bad("pads_length", attrs={"pads": [1, 1]})
@@ -232,7 +234,7 @@ bad("huge_input", inputs=[vi("x", [1 << 40, 4, 1 << 40, 6])], weights=init("w", 
 bad("filter_too_large", weights=init("w", pruned(4, 4, 9, 9)))
 bad("symbolic_batch", inputs=[vi("x", ["batch", 4, 6, 6])])
 bad("inference_conflict", out=vi("y", [1, 5, 4, 4]))
-bad("bn_bad_params", ins=("x", "w"), extra=[
+bad("bn_bad_params", ins=("x", "w"), out=vi("z", None), extra=[
     helper.make_node("BatchNormalization", ["y", "s", "s", "s", "s"], ["z"], name="bad_bn")])
 # (bn_bad_params: 's' has 3 elements for 4 channels; added below to the initializers.)
 m = onnx.load(os.path.join(OUT, "bn_bad_params.onnx"))
