@@ -17,6 +17,8 @@ config.test_exec_root = os.path.join(config.spconv_obj_root, "test")
 config.environment["SPCONV_CACHE_DIR"] = "none"
 config.substitutions.append(("%spconv_src", config.spconv_src_root))
 config.substitutions.append(("%spconv_libs", config.spconv_lib_dir))
+# Debian's Python, which has numpy and onnx (the ONNX import tests write their models with it).
+config.substitutions.append(("%python", "/usr/bin/python3"))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

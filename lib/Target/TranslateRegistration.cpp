@@ -3,6 +3,7 @@
 #include "spconv/Dialect/Spconv/IR/SpconvDialect.h"
 #include "spconv/Conversion/ConvTemplate/ConvTemplate.h"
 #include "spconv/Dialect/Spconv/IR/SpconvOps.h"
+#include "spconv/Target/ImportOnnx.h"
 #include "spconv/Target/KernelArtifacts.h"
 #include "spconv/Target/PtxKernels.h"
 
@@ -244,4 +245,5 @@ void spconv::registerSpconvTranslations() {
       "spconv-compile",
       "compile spconv.conv2d ops to <prefix>.ptx and <prefix>.cubin and print the sidecar",
       onModule(compileAll), registerSpconvToolDialects);
+  registerImportOnnxTranslation();
 }
