@@ -2,15 +2,20 @@
 #include "spconv/Support/ParserInput.h"
 
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/STLExtras.h"
 
 using namespace llvm;
 
 std::unique_ptr<MemoryBuffer>
 spconv::terminateParserInput(std::unique_ptr<MemoryBuffer> buffer) {
   StringRef text = buffer->getBuffer();
-  // Bytecode ("ML\xefR") is read by length, not lexed; a trailing byte would corrupt it.
+  // Binary formats are read by length, not lexed; a trailing byte would corrupt them: MLIR
+  // bytecode, LLVM bitcode, SPIR-V (either byte order) and WebAssembly, which upstream
+  // translations in spconv-translate read.
+  static const StringRef binaryMagics[] = {"ML\xef\x52", "BC\xc0\xde", "\x03\x02\x23\x07",
+                                           "\x07\x23\x02\x03", StringRef("\0asm", 4)};
   if (text.empty() || text.ends_with("\n") || text.ends_with("\r") ||
-      text.starts_with("ML\xef\x52"))
+      llvm::any_of(binaryMagics, [&](StringRef magic) { return text.starts_with(magic); }))
     return buffer;
   // getMemBufferCopy NUL-terminates its copy, as the parser requires.
   return MemoryBuffer::getMemBufferCopy((text + "\n").str(), buffer->getBufferIdentifier());

@@ -17,8 +17,11 @@
 namespace spconv {
 
 /// Returns `buffer` ready for MLIR's text parser: unchanged when its text is empty, already
-/// ends in a line break, or is MLIR bytecode; otherwise a heap copy with '\n' appended
-/// (before the NUL terminator every MemoryBuffer carries).
+/// ends in a line break, or starts like a binary format (MLIR bytecode, LLVM bitcode,
+/// SPIR-V, WebAssembly); otherwise a heap copy with '\n' appended (before the NUL terminator
+/// every MemoryBuffer carries). Translations from other binary formats (ONNX) must not get
+/// their input through here: spconv-translate passes input on untouched to translations that
+/// declare an input alignment.
 ///
 /// Why: MLIR 22's lexer, on a string literal that runs into the end of the buffer, reports
 /// "expected '"' in string literal" and leaves its cursor one byte *past* the NUL

@@ -180,5 +180,8 @@ void spconv::registerImportOnnxTranslation() {
       },
       [](DialectRegistry &registry) {
         registry.insert<func::FuncDialect, SpconvDialect>();
-      });
+      },
+      // Declaring an input alignment tells spconv-translate's driver that the input is
+      // binary, to be passed on byte for byte (it ends MLIR text with a line break).
+      llvm::Align(1));
 }
