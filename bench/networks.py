@@ -6,8 +6,11 @@ Networks (NCHW, fp32, weights KCRS, groups = 1 only), with torchvision's layer n
   resnet50          ResNet-50 v1.5 at 224x224: 53 convs (conv1, 16 bottlenecks of 3 convs,
                     4 downsample 1x1 convs); stride 2 on the 3x3 conv2 of layer2..4's first block.
   vgg16             VGG-16 features: 13 3x3 pad 1 convs (features.0 ... features.28).
-  mobilenetv2_nodw  MobileNetV2 (width 1.0, 224x224) without its 17 depthwise 3x3 convs
-                    (grouped, which spconv.conv2d here does not take): the stem, each block's
+  mobilenetv2       MobileNetV2 (width 1.0, 224x224), all 52 convs: the stem, each block's 1x1
+                    expand (absent when t = 1), 3x3 depthwise (groups = channels) and 1x1
+                    project, and the last 1x1 320->1280.
+  mobilenetv2_nodw  the same without its 17 depthwise convs (the set measured before grouped
+                    convs were supported): the stem, each block's
                     1x1 expand (absent when t = 1) and 1x1 project, and the last 1x1 320->1280:
                     35 convs. Each conv sees the spatial size of the real network (the skipped
                     depthwise convs' strides are applied).
@@ -55,10 +58,14 @@ except ImportError:  # pragma: no cover - depends on the machine
 # --------------------------------------------------------------------------------------------
 
 class Layer:
-    """One conv: input C x H x W, K filters of R x S, stride (sh, sw), pad (t, l, b, r)."""
+    """One conv: input C x H x W, K filters of R x S (over C / groups channels each), stride
+    (sh, sw), pad (t, l, b, r)."""
 
-    def __init__(self, name, c, h, w, k, r, s, stride=1, pad=0):
+    def __init__(self, name, c, h, w, k, r, s, stride=1, pad=0, groups=1):
         self.name = name
+        if c % groups or k % groups:
+            raise ValueError("%s: groups must divide C and K" % name)
+        self.groups = groups
         self.c, self.h, self.w, self.k, self.r, self.s = c, h, w, k, r, s
         self.sh, self.sw = (stride, stride) if isinstance(stride, int) else tuple(stride)
         self.pad = (pad,) * 4 if isinstance(pad, int) else tuple(pad)
@@ -70,7 +77,7 @@ class Layer:
 
     @property
     def weights_total(self):
-        return self.k * self.c * self.r * self.s
+        return self.k * (self.c // self.groups) * self.r * self.s
 
     @property
     def func(self):
@@ -120,8 +127,17 @@ def vgg16():
     return layers, []
 
 
+def mobilenetv2():
+    """All 52 convs of MobileNetV2, the 17 depthwise 3x3 ones included (groups = channels)."""
+    return mobilenetv2_layers(depthwise=True)
+
+
 def mobilenetv2_nodw():
     """Returns (layers, skipped): skipped lists the depthwise convs left out, as Layer-like dicts."""
+    return mobilenetv2_layers(depthwise=False)
+
+
+def mobilenetv2_layers(depthwise):
     settings = [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1),
                 (6, 160, 3, 2), (6, 320, 1, 1)]
     layers = [Layer("features.0.0", 3, 224, 224, 32, 3, 3, stride=2, pad=1)]
@@ -137,9 +153,13 @@ def mobilenetv2_nodw():
                 layers.append(Layer(pre + "0.0", c, hw, hw, hidden, 1, 1))
                 j = 1
             dw_out = (hw + 2 - 3) // stride + 1
-            skipped.append({"name": pre + "%d.0" % j, "C": hidden, "H": hw, "W": hw, "K": hidden,
-                            "R": 3, "S": 3, "groups": hidden, "stride": [stride, stride],
-                            "pad": [1, 1, 1, 1], "P": dw_out, "Q": dw_out})
+            if depthwise:
+                layers.append(Layer(pre + "%d.0" % j, hidden, hw, hw, hidden, 3, 3, stride=stride,
+                                    pad=1, groups=hidden))
+            else:
+                skipped.append({"name": pre + "%d.0" % j, "C": hidden, "H": hw, "W": hw, "K": hidden,
+                                "R": 3, "S": 3, "groups": hidden, "stride": [stride, stride],
+                                "pad": [1, 1, 1, 1], "P": dw_out, "Q": dw_out})
             hw = dw_out
             layers.append(Layer(pre + "%d" % (j + 1), hidden, hw, hw, cout, 1, 1))
             c, f = cout, f + 1
@@ -147,7 +167,8 @@ def mobilenetv2_nodw():
     return layers, skipped
 
 
-NETWORKS = {"resnet50": resnet50, "vgg16": vgg16, "mobilenetv2_nodw": mobilenetv2_nodw}
+NETWORKS = {"resnet50": resnet50, "vgg16": vgg16, "mobilenetv2": mobilenetv2,
+            "mobilenetv2_nodw": mobilenetv2_nodw}
 
 
 def network(name):
@@ -188,7 +209,7 @@ def make_weights(layer, index, seed, sparsity, bias):
     rng = np.random.default_rng(seed + index)
     w = rng.standard_normal(layer.weights_total, dtype=np.float32)
     prune(w, sparsity)
-    w = w.reshape(layer.k, layer.c, layer.r, layer.s)
+    w = w.reshape(layer.k, layer.c // layer.groups, layer.r, layer.s)
     b = (rng.standard_normal(layer.k, dtype=np.float32) * np.float32(0.1)) if bias else None
     return w, b
 
@@ -210,7 +231,7 @@ def func_text(net, layer, batch, bias, relu):
     n = batch
     tin = tensor(n, layer.c, layer.h, layer.w)
     tout = tensor(n, layer.k, layer.p, layer.q)
-    tw = tensor(layer.k, layer.c, layer.r, layer.s)
+    tw = tensor(layer.k, layer.c // layer.groups, layer.r, layer.s)
     f = layer.func
     attrs = ["weights = dense_resource<%s_w> : %s" % (f, tw)]
     if bias:
@@ -218,6 +239,8 @@ def func_text(net, layer, batch, bias, relu):
     attrs.append("strides = array<i64: %d, %d>" % (layer.sh, layer.sw))
     attrs.append("padding = array<i64: %d, %d, %d, %d>" % layer.pad)
     attrs.append("dilations = array<i64: 1, 1>")
+    if layer.groups != 1:
+        attrs.append("groups = %d" % layer.groups)
     if relu:
         attrs.append("activation = #spconv.activation<relu>")
     return ("func.func @%s(%%x: %s) -> %s {\n"
@@ -291,7 +314,7 @@ def write_split(outdir, net, selected, args, skipped):
             "index": index, "name": layer.name, "func": layer.func, "N": args.batch,
             "C": layer.c, "H": layer.h, "W": layer.w, "K": layer.k, "R": layer.r, "S": layer.s,
             "P": layer.p, "Q": layer.q, "stride": [layer.sh, layer.sw], "pad": list(layer.pad),
-            "dilation": [1, 1], "groups": 1, "nnz": nnz, "weights_total": layer.weights_total,
+            "dilation": [1, 1], "groups": layer.groups, "nnz": nnz, "weights_total": layer.weights_total,
             "mlir": stem + ".mlir", "weights": "weights/" + stem + ".bin",
             "bias": ("weights/" + stem + ".bias.bin") if b is not None else None,
         })

@@ -21,7 +21,7 @@ import networks  # noqa: E402
 
 SCRIPT = os.path.join(HERE, "networks.py")
 SPCONV_OPT = os.path.join(HERE, "..", "build", "bin", "spconv-opt")
-NETS = ["resnet50", "vgg16", "mobilenetv2_nodw"]
+NETS = ["resnet50", "vgg16", "mobilenetv2", "mobilenetv2_nodw"]
 
 
 def by_name(net):
@@ -113,13 +113,16 @@ def test_weight_totals():
     assert sum(l.weights_total for l in mb) == 2125536
     bn = 2 * (sum(l.k for l in mb) + sum(s["K"] for s in dw))
     assert sum(l.weights_total for l in mb) + sum(s["K"] * 9 for s in dw) + bn + 1281000 == 3504872
+    full, none = networks.network("mobilenetv2")
+    assert not none and len(full) == 52 and sum(l.groups > 1 for l in full) == 17
+    assert sum(l.weights_total for l in full) == 2125536 + sum(s["K"] * 9 for s in dw)
 
 
 def test_against_torchvision():
     torch = pytest.importorskip("torch")
     tv = pytest.importorskip("torchvision")
     models = {"resnet50": tv.models.resnet50, "vgg16": tv.models.vgg16,
-              "mobilenetv2_nodw": tv.models.mobilenet_v2}
+              "mobilenetv2": tv.models.mobilenet_v2, "mobilenetv2_nodw": tv.models.mobilenet_v2}
     for net, ctor in models.items():
         model = ctor().eval()
         seen = []
@@ -132,12 +135,14 @@ def test_against_torchvision():
                 mod.register_forward_hook(lambda m, i, o, n=name: hook(m, i, o, n))
         with torch.no_grad():
             model(torch.zeros(1, 3, 224, 224))
-        seen = [s for s in seen if s[1].groups == 1]
+        if net.endswith("_nodw"):
+            seen = [s for s in seen if s[1].groups == 1]
         layers = networks.network(net)[0]
         assert len(seen) == len(layers), net
         for (name, mod, ishape, oshape), l in zip(seen, layers):
             assert re.sub(r"\.downsample\.0$", ".downsample", name) == l.name
-            assert tuple(mod.weight.shape) == (l.k, l.c, l.r, l.s), name
+            assert tuple(mod.weight.shape) == (l.k, l.c // l.groups, l.r, l.s), name
+            assert mod.groups == l.groups, name
             assert ishape == (1, l.c, l.h, l.w), name
             assert oshape == (1, l.k, l.p, l.q), name
             assert tuple(mod.stride) == (l.sh, l.sw), name
@@ -213,8 +218,9 @@ def test_module(net, tmp_path):
         tout = "tensor<2x%dx%dx%dxf32>" % (l.k, l.p, l.q)
         assert "func.func @%s(%%x: %s) -> %s {" % (l.func, tin, tout) in text
         assert ': %s -> %s loc("%s/%s")' % (tin, tout, net, l.name) in text
-        assert "dense_resource<%s_w> : tensor<%dx%dx%dx%dxf32>" % (l.func, l.k, l.c, l.r, l.s) \
-            in text
+        assert "dense_resource<%s_w> : tensor<%dx%dx%dx%dxf32>" % (
+            l.func, l.k, l.c // l.groups, l.r, l.s) in text
+        assert ("groups = %d" % l.groups in text) == (l.groups > 1)
         assert "strides = array<i64: %d, %d>" % (l.sh, l.sw) in text
         w, b = networks.make_weights(l, i, 3, 0.9, bias=True)
         assert np.array_equal(decode(res[l.func + "_w"]), w.reshape(-1))
