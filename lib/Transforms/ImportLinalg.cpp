@@ -1,14 +1,17 @@
 //===- ImportLinalg.cpp - linalg.conv_2d_nchw_fchw -> spconv.conv2d -------===//
 //
-// Two greedy patterns:
+// Three greedy patterns:
 //  - ImportConv turns a conv_2d_nchw_fchw with a constant filter into spconv.conv2d, absorbing
 //    a zero tensor.pad on its input and a per-channel bias broadcast in its init.
 //  - FuseEpilogue folds the sole consumer of a spconv.conv2d into it when that consumer adds a
 //    per-channel constant and/or applies max(x, 0). Rooting it on spconv.conv2d (not on the
 //    linalg conv) lets a chain of separate bias and ReLU ops fuse one step at a time.
+//  - FoldChannelAffine (FoldChannelAffine.cpp) folds a per-channel affine epilogue such as an
+//    inference batch norm, with a ReLU or ReLU6, into the weights and bias.
 //
 //===----------------------------------------------------------------------===//
 #include "spconv/Dialect/Spconv/IR/SpconvOps.h"
+#include "spconv/Transforms/ImportPatterns.h"
 #include "spconv/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -307,6 +310,7 @@ struct SpconvImportLinalgPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<ImportConv, FuseEpilogue>(&getContext());
+    populateFoldChannelAffinePatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -20,7 +20,14 @@ def SpconvImportLinalg : Pass<"spconv-import-linalg"> {
     `arith.maximumf`/`arith.maxnumf` against 0.0; or `linalg.add` with such a
     `linalg.broadcast`; or `linalg.max` against a zero fill or zero splat. The fused ReLU
     propagates NaN like `maximumf`, so fusing `maxnumf` changes the result for NaN inputs
-    only. Convs that spconv.conv2d cannot express (non-constant filter, other element
+    only. A sole user that is a `linalg.generic` computing a per-channel affine function of
+    the conv result (an inference batch norm `(x - mean) * gamma / sqrt(var + eps) + beta`,
+    a scale, a shift: any mix of `addf`/`subf`/`mulf`/`divf`/`negf` with per-channel
+    tensor<K> constants, scalar constants, `math.sqrt`/`math.rsqrt`), optionally ending in
+    `max(., 0)` (ReLU) or `min(max(., 0), 6)` (ReLU6), is folded into the weights (a[k] * w),
+    the bias (a[k] * bias + b[k]) and the activation. Folding keeps the zero pattern of the
+    weights exactly: zero weights are left as they are, and when a nonzero weight would round
+    to zero or become non-finite the user is left unfused. Convs that spconv.conv2d cannot express (non-constant filter, other element
     types, dynamic shapes, outputs smaller than the full extent) are left untouched.
   }];
   let dependentDialects = ["::spconv::SpconvDialect", "::mlir::tensor::TensorDialect"];

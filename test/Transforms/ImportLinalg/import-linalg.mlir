@@ -291,8 +291,9 @@ func.func @max_splat(%x: tensor<1x1x3x3xf32>) -> tensor<1x2x1x1xf32> {
 
 // -----
 
-// Not a bias add or ReLU, so nothing fuses: max against -0.0 (differs from ReLU for x = -0.0),
-// a body doing more than add/max, and a bias that is not per channel (read through d2).
+// Not a per-channel affine function or ReLU, so nothing fuses: max against -0.0 (differs from
+// ReLU for x = -0.0), a body squaring the conv result, and a bias that is not per channel
+// (read through d2).
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #h = affine_map<(d0, d1, d2, d3) -> (d2)>
 // CHECK-LABEL: func.func @not_epilogues
@@ -322,7 +323,7 @@ func.func @not_epilogues(%x: tensor<1x1x3x3xf32>) -> (tensor<1x2x1x1xf32>, tenso
                         iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
       ins(%c1 : tensor<1x2x1x1xf32>) outs(%e : tensor<1x2x1x1xf32>) {
   ^bb0(%in: f32, %out: f32):
-    %s = arith.mulf %in, %two : f32
+    %s = arith.mulf %in, %in : f32
     %m = arith.maximumf %s, %zero : f32
     linalg.yield %m : f32
   } -> tensor<1x2x1x1xf32>
