@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -132,11 +133,11 @@ bool isStaticNCHW(Type type) {
   return llvm::all_of(t.getShape(), [](int64_t d) { return d >= 1 && d <= kI32Max; });
 }
 
-/// Conv2DOp::verify's rules for groups = 1, checked up front so that the pattern never
-/// builds an op that fails verification. linalg accepts some convs spconv does not, e.g. an
-/// output smaller than the full (H - extent) / stride + 1 rows.
+/// Conv2DOp::verify's rules, checked up front so that the pattern never builds an op that
+/// fails verification. linalg accepts some convs spconv does not, e.g. an output smaller than
+/// the full (H - extent) / stride + 1 rows.
 bool isValidConv(Type inType, ShapedType w, Type outType, ArrayRef<int64_t> strides,
-                 ArrayRef<int64_t> padding, ArrayRef<int64_t> dilations) {
+                 ArrayRef<int64_t> padding, ArrayRef<int64_t> dilations, int64_t groups) {
   if (!isStaticNCHW(inType) || !isStaticNCHW(outType) || !w.hasStaticShape() ||
       w.getRank() != 4 || !llvm::all_of(w.getShape(), [](int64_t d) { return d <= kI32Max; }))
     return false;
@@ -148,7 +149,8 @@ bool isValidConv(Type inType, ShapedType w, Type outType, ArrayRef<int64_t> stri
   ArrayRef<int64_t> f = w.getShape();
   int64_t extH = dilations[0] * (f[2] - 1) + 1, extW = dilations[1] * (f[3] - 1) + 1;
   int64_t padH = in[2] + padding[0] + padding[2], padW = in[3] + padding[1] + padding[3];
-  if (f[1] != in[1] || out[0] != in[0] || out[1] != f[0] || extH > padH || extW > padW)
+  if (f[1] * groups != in[1] || f[0] % groups || out[0] != in[0] || out[1] != f[0] ||
+      extH > padH || extW > padW)
     return false;
   return out[2] == (padH - extH) / strides[0] + 1 && out[3] == (padW - extW) / strides[1] + 1;
 }
@@ -172,12 +174,55 @@ struct ImportConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
     Type resultType = conv.getResultTypes()[0];
     if (!isValidConv(input.getType(), filter.getShapedType(), resultType, strides, padding,
-                     dilations))
+                     dilations, /*groups=*/1))
       return rewriter.notifyMatchFailure(conv, "shape spconv.conv2d cannot express");
     rewriter.replaceOpWithNewOp<Conv2DOp>(
         conv, resultType, input, filter, *bias, rewriter.getDenseI64ArrayAttr(strides),
         rewriter.getDenseI64ArrayAttr(padding), rewriter.getDenseI64ArrayAttr(dilations),
         rewriter.getI64IntegerAttr(1), ActivationAttr::get(getContext(), Activation::none));
+    return success();
+  }
+};
+
+/// The C x R x S filter of a depthwise conv as spconv's C x 1 x R x S weights: the same
+/// values (a dense_resource keeps its blob, under the new type).
+ElementsAttr asGroupedWeights(ElementsAttr filter) {
+  ArrayRef<int64_t> f = filter.getShapedType().getShape();
+  auto type = RankedTensorType::get({f[0], 1, f[1], f[2]}, filter.getElementType());
+  if (auto dense = dyn_cast<DenseElementsAttr>(filter))
+    return dense.reshape(type);
+  return DenseResourceElementsAttr::get(type,
+                                        cast<DenseResourceElementsAttr>(filter).getRawHandle());
+}
+
+/// linalg.depthwise_conv_2d_nchw_chw (multiplier 1) is spconv.conv2d with groups = C.
+struct ImportDepthwiseConv : OpRewritePattern<linalg::DepthwiseConv2DNchwChwOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::DepthwiseConv2DNchwChwOp conv,
+                                PatternRewriter &rewriter) const override {
+    if (!conv.hasPureTensorSemantics())
+      return rewriter.notifyMatchFailure(conv, "not on tensors");
+    ElementsAttr filter = matchF32Constant(conv.getInputs()[1]);
+    if (!filter || filter.getShapedType().getRank() != 3 ||
+        !filter.getShapedType().hasStaticShape())
+      return rewriter.notifyMatchFailure(conv, "filter is not a static C x R x S f32 constant");
+    ElementsAttr weights = asGroupedWeights(filter);
+    int64_t c = weights.getShapedType().getDimSize(0);
+    FailureOr<ElementsAttr> bias = matchInitBias(conv.getOutputs()[0], c);
+    if (failed(bias))
+      return rewriter.notifyMatchFailure(conv, "init is not a fill or per-channel broadcast");
+    SmallVector<int64_t> padding;
+    Value input = peelZeroPad(conv.getInputs()[0], padding);
+    SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
+    SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
+    Type resultType = conv.getResultTypes()[0];
+    if (!isValidConv(input.getType(), weights.getShapedType(), resultType, strides, padding,
+                     dilations, /*groups=*/c))
+      return rewriter.notifyMatchFailure(conv, "shape spconv.conv2d cannot express");
+    rewriter.replaceOpWithNewOp<Conv2DOp>(
+        conv, resultType, input, weights, *bias, rewriter.getDenseI64ArrayAttr(strides),
+        rewriter.getDenseI64ArrayAttr(padding), rewriter.getDenseI64ArrayAttr(dilations),
+        rewriter.getI64IntegerAttr(c), ActivationAttr::get(getContext(), Activation::none));
     return success();
   }
 };
@@ -309,7 +354,7 @@ struct SpconvImportLinalgPass
     : public spconv::impl::SpconvImportLinalgBase<SpconvImportLinalgPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<ImportConv, FuseEpilogue>(&getContext());
+    patterns.add<ImportConv, ImportDepthwiseConv, FuseEpilogue>(&getContext());
     populateFoldChannelAffinePatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

@@ -7,8 +7,9 @@ include "mlir/Pass/PassBase.td"
 def SpconvImportLinalg : Pass<"spconv-import-linalg"> {
   let summary = "Rewrite linalg.conv_2d_nchw_fchw with a constant filter into spconv.conv2d";
   let description = [{
-    Rewrites `linalg.conv_2d_nchw_fchw` on static f32 tensors whose filter is an
-    `arith.constant` (`dense` or `dense_resource`) into `spconv.conv2d`:
+    Rewrites `linalg.conv_2d_nchw_fchw` and `linalg.depthwise_conv_2d_nchw_chw` (as
+    `groups` = C, its C x R x S filter read as C x 1 x R x S) on static f32 tensors whose
+    filter is an `arith.constant` (`dense` or `dense_resource`) into `spconv.conv2d`:
     - an input `tensor.pad` of constant 0.0 on H/W only becomes `padding`; any other pad
       stays and feeds the conv as its (already padded) input;
     - the init must be a `linalg.fill` (0.0: no bias; another constant: a splat bias) or a
