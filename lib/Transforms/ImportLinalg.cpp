@@ -155,6 +155,31 @@ bool isValidConv(Type inType, ShapedType w, Type outType, ArrayRef<int64_t> stri
   return out[2] == (padH - extH) / strides[0] + 1 && out[3] == (padW - extW) / strides[1] + 1;
 }
 
+/// Replaces a linalg conv on tensors (`input`, `init`: its operands; `weights`: its filter
+/// as spconv's K x C/groups x R x S) with spconv.conv2d, or reports why it cannot.
+template <typename ConvOp>
+LogicalResult replaceWithSpconv(ConvOp conv, ElementsAttr weights, int64_t groups,
+                                PatternRewriter &rewriter) {
+  int64_t k = weights.getShapedType().getDimSize(0);
+  FailureOr<ElementsAttr> bias = matchInitBias(conv.getOutputs()[0], k);
+  if (failed(bias))
+    return rewriter.notifyMatchFailure(conv, "init is not a fill or per-channel broadcast");
+  SmallVector<int64_t> padding;
+  Value input = peelZeroPad(conv.getInputs()[0], padding);
+  SmallVector<int64_t> strides(conv.getStrides().template getValues<int64_t>());
+  SmallVector<int64_t> dilations(conv.getDilations().template getValues<int64_t>());
+  Type resultType = conv->getResultTypes()[0];
+  if (!isValidConv(input.getType(), weights.getShapedType(), resultType, strides, padding,
+                   dilations, groups))
+    return rewriter.notifyMatchFailure(conv, "shape spconv.conv2d cannot express");
+  rewriter.replaceOpWithNewOp<Conv2DOp>(
+      conv, resultType, input, weights, *bias, rewriter.getDenseI64ArrayAttr(strides),
+      rewriter.getDenseI64ArrayAttr(padding), rewriter.getDenseI64ArrayAttr(dilations),
+      rewriter.getI64IntegerAttr(groups),
+      ActivationAttr::get(rewriter.getContext(), Activation::none));
+  return success();
+}
+
 struct ImportConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp conv,
@@ -164,23 +189,7 @@ struct ImportConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     ElementsAttr filter = matchF32Constant(conv.getInputs()[1]);
     if (!filter)
       return rewriter.notifyMatchFailure(conv, "filter is not a dense f32 constant");
-    int64_t k = filter.getShapedType().getDimSize(0);
-    FailureOr<ElementsAttr> bias = matchInitBias(conv.getOutputs()[0], k);
-    if (failed(bias))
-      return rewriter.notifyMatchFailure(conv, "init is not a fill or per-channel broadcast");
-    SmallVector<int64_t> padding;
-    Value input = peelZeroPad(conv.getInputs()[0], padding);
-    SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
-    SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
-    Type resultType = conv.getResultTypes()[0];
-    if (!isValidConv(input.getType(), filter.getShapedType(), resultType, strides, padding,
-                     dilations, /*groups=*/1))
-      return rewriter.notifyMatchFailure(conv, "shape spconv.conv2d cannot express");
-    rewriter.replaceOpWithNewOp<Conv2DOp>(
-        conv, resultType, input, filter, *bias, rewriter.getDenseI64ArrayAttr(strides),
-        rewriter.getDenseI64ArrayAttr(padding), rewriter.getDenseI64ArrayAttr(dilations),
-        rewriter.getI64IntegerAttr(1), ActivationAttr::get(getContext(), Activation::none));
-    return success();
+    return replaceWithSpconv(conv, filter, /*groups=*/1, rewriter);
   }
 };
 
@@ -207,23 +216,7 @@ struct ImportDepthwiseConv : OpRewritePattern<linalg::DepthwiseConv2DNchwChwOp> 
         !filter.getShapedType().hasStaticShape())
       return rewriter.notifyMatchFailure(conv, "filter is not a static C x R x S f32 constant");
     ElementsAttr weights = asGroupedWeights(filter);
-    int64_t c = weights.getShapedType().getDimSize(0);
-    FailureOr<ElementsAttr> bias = matchInitBias(conv.getOutputs()[0], c);
-    if (failed(bias))
-      return rewriter.notifyMatchFailure(conv, "init is not a fill or per-channel broadcast");
-    SmallVector<int64_t> padding;
-    Value input = peelZeroPad(conv.getInputs()[0], padding);
-    SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
-    SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
-    Type resultType = conv.getResultTypes()[0];
-    if (!isValidConv(input.getType(), weights.getShapedType(), resultType, strides, padding,
-                     dilations, /*groups=*/c))
-      return rewriter.notifyMatchFailure(conv, "shape spconv.conv2d cannot express");
-    rewriter.replaceOpWithNewOp<Conv2DOp>(
-        conv, resultType, input, weights, *bias, rewriter.getDenseI64ArrayAttr(strides),
-        rewriter.getDenseI64ArrayAttr(padding), rewriter.getDenseI64ArrayAttr(dilations),
-        rewriter.getI64IntegerAttr(c), ActivationAttr::get(getContext(), Activation::none));
-    return success();
+    return replaceWithSpconv(conv, weights, weights.getShapedType().getDimSize(0), rewriter);
   }
 };
 
