@@ -55,8 +55,8 @@ def time_breakdown(results_json, out_png, contenders=CONTENDERS):
     totals = {}
     for i, c in enumerate(present):
         bottom = 0.0
-        for r in rows:
-            ax.bar(i, r[c], bottom=bottom, color="C%d" % (hash(r["layer"]) % 10),
+        for j, r in enumerate(rows):
+            ax.bar(i, r[c], bottom=bottom, color="C%d" % (j % 10),
                    edgecolor="white", lw=0.2)
             bottom += r[c]
         totals[c] = bottom
