@@ -44,3 +44,4 @@ SPCONV_PTXAS="$ptxas" build/bin/spconv-translate --spconv-compile examples/small
   --artifact-prefix=out/small-cnn -o out/small-cnn.json
 echo "setup: built build/bin/{spconv-opt,spconv-translate,...}; the example compiled to:"
 ls -l out/small-cnn.ptx out/small-cnn.cubin out/small-cnn.json
+/usr/bin/python3 -m pip install -q --no-deps --no-build-isolation --break-system-packages -e python/  # the spconv Python package (offline editable install; docs/python.md)
