@@ -43,12 +43,13 @@ def fake_compiler(monkeypatch):
     """Replaces the spconv-translate compile in spconv.torch.compile by one that writes a
     sidecar (and an empty cubin) from the module's specs: exercises everything but ptxas."""
     from spconv import compiler, mlir
-    import spconv.torch.compile as tc
+    import spconv.torch.pipeline as tc
 
     calls = []
 
     def fake(mlir_path, prefix, **kw):
-        text = open(mlir_path).read()
+        with open(mlir_path) as f:
+            text = f.read()
         specs = tc._last_specs
         calls.append(mlir_path)
         doc = {"format": "spconv-launch", "version": 1,

@@ -145,7 +145,8 @@ def test_keep_policies(fake_compiler, tmp_path):
 
 def test_refused_bn_fold_warns_and_stays(fake_compiler, tmp_path):
     m = small()
-    m.b1.weight.data[0] = 1e-38   # weight * factor underflows to zero
+    m.b1.weight.data[0] = 1e-30     # weight * factor underflows to zero
+    m.b1.running_var.data[0] = 1e38   # factor 1e-49
     x = torch.randn(1, 3, 12, 12)
     with pytest.warns(UserWarning, match="BatchNorm b1 not folded"):
         cm = st.compile(m, x, out_dir=str(tmp_path), sparsity_threshold=0.0, progress=False)

@@ -3,7 +3,7 @@
 Imports torch (and torch.fx); the rest of the spconv package does not.
 """
 from .bench import benchmark_layers
-from .compile import DEFAULT_SPARSITY_THRESHOLD, LoadError, build, compile, load, plan
+from .pipeline import DEFAULT_SPARSITY_THRESHOLD, LoadError, build, compile, load, plan
 from .fusion import Chain, find_chains
 from .module import ShapeMismatch, SpconvConv2d
 
