@@ -13,7 +13,9 @@ torch versions; the compile directory's manifest holds a hash of every folded co
 run phase refuses a model that differs). Every conv's weights are magnitude-pruned per layer
 to --sparsity (the floor(p * n) smallest |w| become 0) and rescaled to variance 2 / fan_in;
 BN statistics and affine parameters are random, so folding is not the identity. Every conv is
-compiled (sparsity_threshold = 0). --save-state-dict also writes DIR/state_dict.pt.
+compiled (sparsity_threshold = 0). --save-state-dict also writes DIR/state_dict.pt. DIR keeps
+what the run phase needs: e2e-config.json, manifest.json, model.json and model.cubin (or
+model.cubin.gz with --gzip); model.ptx and model.mlir are removed unless --keep-intermediates.
 
 Run phase: outputs of the spconv model vs the unmodified model in FP32 with TF32 off
 (max relative error per image, relative to that image's max |ref|, the max over the batch),
@@ -24,8 +26,10 @@ against its cuDNN original (spconv.torch.benchmark_layers) into DIR/layers.json
 """
 import argparse
 import datetime
+import gzip
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -135,6 +139,18 @@ def phase_compile(args):
     st.compile(model, x, out_dir=args.out, sparsity_threshold=0.0, cache_dir=args.cache_dir,
                jobs=args.jobs)
     cfg["compile_seconds"] = (datetime.datetime.now() - t0).total_seconds()
+    if not args.keep_intermediates:
+        # The run phase needs the cubin, the sidecar and the manifest only; the PTX and the
+        # MLIR (weights as hex) are several times the cubin's size.
+        for f in ("model.ptx", "model.mlir"):
+            p = os.path.join(args.out, f)
+            if os.path.exists(p):
+                os.remove(p)
+    if args.gzip:
+        cubin = os.path.join(args.out, "model.cubin")
+        with open(cubin, "rb") as fi, gzip.open(cubin + ".gz", "wb", compresslevel=6) as fo:
+            shutil.copyfileobj(fi, fo)
+        os.remove(cubin)
     with open(os.path.join(args.out, CONFIG), "w") as f:
         json.dump(cfg, f, indent=1)
     man = json.load(open(os.path.join(args.out, "manifest.json")))
@@ -167,6 +183,10 @@ def set_tf32(on):
 def phase_run(args):
     import spconv.torch as st
     cfg = json.load(open(os.path.join(args.out, CONFIG)))
+    cubin = os.path.join(args.out, "model.cubin")
+    if not os.path.exists(cubin) and os.path.exists(cubin + ".gz"):
+        with gzip.open(cubin + ".gz", "rb") as fi, open(cubin, "wb") as fo:
+            shutil.copyfileobj(fi, fo)
     model, x = make(cfg)
     sd = os.path.join(args.out, "state_dict.pt")
     if os.path.exists(sd):
@@ -228,6 +248,10 @@ def main(argv=None):
     ap.add_argument("--cache-dir")
     ap.add_argument("--jobs", type=int)
     ap.add_argument("--save-state-dict", action="store_true")
+    ap.add_argument("--keep-intermediates", action="store_true",
+                    help="keep model.ptx and model.mlir in DIR (removed by default)")
+    ap.add_argument("--gzip", action="store_true",
+                    help="store the cubin as model.cubin.gz (the run phase unpacks it)")
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--repeats", type=int, default=50)
     ap.add_argument("--tolerance", type=float, default=1e-4,

@@ -32,9 +32,11 @@ def test_compile_phase_then_load(tmp_path):
     out = str(tmp_path / "e2e")
     assert e2e.main(["--phase", "compile", "--net", "tiny", "--batch", "2", "--image-size", "16",
                      "--sparsity", "0.8", "--out", out, "--cache-dir",
-                     str(tmp_path / "cache")]) == 0
-    for f in ("model.cubin", "model.json", "manifest.json", "e2e-config.json"):
+                     str(tmp_path / "cache"), "--gzip"]) == 0
+    for f in ("model.cubin.gz", "model.json", "manifest.json", "e2e-config.json"):
         assert os.path.getsize(os.path.join(out, f)) > 0
+    assert sorted(os.listdir(out)) == ["e2e-config.json", "manifest.json", "model.cubin.gz",
+                                       "model.json"]
     cfg = json.load(open(os.path.join(out, "e2e-config.json")))
     model, x = e2e.make(cfg)
     import spconv.torch as st
