@@ -106,11 +106,14 @@ def plan(model, example_input, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD, ke
         chains = find_chains(gm)
         order = [(c.conv, c.bn, c.act) for c in chains.values()]
     modules = dict(model.named_modules())
+    listed = {name for name, _, _ in order}
+    kept = {n: "not a float32 zeros-padded 2-D conv (nn.Conv2d)" for n, m in modules.items()
+            if isinstance(m, nn.Conv2d) and n not in listed}
     shapes = record_input_shapes(model, example_input)
     calls = {}
     for name, _, _ in order:
         calls[name] = calls.get(name, 0) + 1
-    layers, kept = [], {}
+    layers = []
     for name, bn_name, act in order:
         conv = modules[name]
         if not is_plain_conv(conv):
@@ -192,7 +195,15 @@ def compile(model, example_input, *, sparsity_threshold=DEFAULT_SPARSITY_THRESHO
         json.dump(manifest, f, indent=1)
     compiled = build(model, manifest, out_dir)
     if min_speedup is not None:
-        apply_min_speedup(compiled, example_input, min_speedup)
+        res = apply_min_speedup(compiled, example_input, min_speedup)
+        if res is not None:
+            # load() applies the measured decisions too
+            manifest["min_speedup"] = min_speedup
+            manifest["measured"] = res
+            manifest["torch_mode"] = [r["module"] for r in res["layers"]
+                                      if r["decision"] == "torch"]
+            with open(os.path.join(out_dir, MANIFEST), "w") as f:
+                json.dump(manifest, f, indent=1)
     return compiled
 
 
@@ -268,6 +279,8 @@ def build(model, manifest, out_dir):
         new = SpconvConv2d(name, k, cubin, sidecar, w, b, layer["stride"], layer["padding"],
                            layer["dilation"], layer["groups"], layer["act"], layer["input_shape"],
                            layer["output_shape"], _original(modules, layer))
+        if name in manifest.get("torch_mode", ()):
+            new.mode = "torch"  # measured slower than its original (min_speedup)
         if gm is None:
             _set_module(work, name, new)
             continue
