@@ -193,11 +193,12 @@ def test_untraceable_model_replaces_convs_without_fusion(fake_compiler, tmp_path
 
 @needs_translate
 @needs_ptxas
-def test_real_compile_of_a_tiny_model(tmp_path):
+def test_real_compile_of_a_tiny_model(tmp_path, capsys):
     m = small()
     x = torch.randn(1, 3, 12, 12)
-    cm = st.compile(m, x, out_dir=str(tmp_path), sparsity_threshold=0.0, progress=False,
+    cm = st.compile(m, x, out_dir=str(tmp_path), sparsity_threshold=0.0, progress=True,
                     cache_dir=str(tmp_path / "cache"), jobs=2)
+    assert "4/4 ptxas units" in capsys.readouterr().err   # the progress bar
     side = json.load(open(tmp_path / "model.json"))
     assert len(side["kernels"]) == 4 and os.path.getsize(tmp_path / "model.cubin") > 0
     acts = [k["conv"]["activation"] for k in side["kernels"]]
