@@ -49,6 +49,9 @@ def run_tool(args, progress=True, stream=None):
             continue
         tail.append(line)
         if progress:
+            if bar is not None and bar.drawn:
+                stream.write("\n")  # keep the message off the bar's line
+                bar.drawn = False
             stream.write(line)
     out = proc.stdout.read()
     rc = proc.wait()

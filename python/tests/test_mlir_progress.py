@@ -49,3 +49,28 @@ def test_progress_lines_parse_and_draw():
     bar.close()
     assert "3/12 ptxas units" in out.getvalue() and "#" in out.getvalue()
     assert progress.text_bar(12, 12, 1.0).startswith("[" + "#" * 30 + "]")
+
+
+def test_run_tool_draws_progress_and_reports_failures(tmp_path):
+    import pytest
+    from spconv.compiler import CompileError, run_tool
+    tool = tmp_path / "tool"
+    tool.write_text("#!/bin/sh\n"
+                    "echo 'spconv: ptxas 1/2 units, 0.5 s; slowest: a (0.5 s)' >&2\n"
+                    "echo 'spconv: warning: something' >&2\n"
+                    "echo 'spconv: ptxas 2/2 units, 0.9 s; slowest: a (0.5 s)' >&2\n"
+                    "echo out\n"
+                    "exit ${FAIL:-0}\n")
+    tool.chmod(0o755)
+    err = io.StringIO()
+    assert run_tool([str(tool)], progress=True, stream=err) == "out\n"
+    text = err.getvalue()
+    assert "1/2 ptxas units" in text and "2/2 ptxas units" in text
+    assert "\nspconv: warning: something\n" in text  # not glued to the bar
+    import os
+    os.environ["FAIL"] = "3"
+    try:
+        with pytest.raises(CompileError, match=r"exit 3\):\n(.|\n)*spconv: warning: something"):
+            run_tool([str(tool)], progress=False)
+    finally:
+        del os.environ["FAIL"]
