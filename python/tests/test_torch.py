@@ -2,9 +2,7 @@
 policies, static shapes, load checks; a real compile when spconv-translate and ptxas exist."""
 import json
 import os
-import warnings
 
-import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")

@@ -6,7 +6,6 @@ kernel does conv+BN+activation in one launch). This is a property of the dataflo
 module order, so it is read from a `torch.fx.symbolic_trace` graph; a model that cannot be
 traced gets no fusion at all (each conv is still replaced on its own).
 """
-import operator
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
