@@ -11,7 +11,8 @@ def bn(k, gamma=None, beta=None, mean=None, var=None):
 
 def test_zeros_stay_zero_bit_for_bit_and_values_are_float64_rounded():
     w = np.array([[0.0, 1.0], [-0.0, -2.5]], dtype=np.float32).reshape(2, 2, 1, 1)
-    g, b, m, v = np.array([3.0, 0.5]), np.array([0.1, -0.2]), np.array([1.0, 2.0]), \
+    # channel 1 has a negative factor: multiplying its -0 weight would give +0
+    g, b, m, v = np.array([3.0, -0.5]), np.array([0.1, -0.2]), np.array([1.0, 2.0]), \
         np.array([0.25, 4.0])
     w2, b2 = fold_bn(w, None, g, b, m, v, 1e-5)
     assert w2.dtype == np.float32 and b2.dtype == np.float32
