@@ -9,3 +9,4 @@ cd "$root"
 ninja -C build check-spconv
 # Python tests (network generator) with Debian's python3, where python3-numpy installs.
 /usr/bin/python3 -m pytest -q bench/test_networks.py
+/usr/bin/python3 -m pytest -q python/tests  # the spconv Python package (CPU only; skips what needs torch, matplotlib or ptxas when absent)

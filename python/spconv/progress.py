@@ -1,0 +1,70 @@
+"""Turns spconv-translate's `--progress` lines into a progress bar.
+
+`spconv-translate --progress` prints `spconv: ptxas <done>/<total> units, <s> s; slowest: ...`
+on stderr per assembled ptxas unit; ptxas is where a whole-network compile spends its minutes,
+so that count is the honest measure of how far it is. tqdm draws the bar when it is
+importable; otherwise a one-line text bar is redrawn with `\\r`.
+"""
+import re
+import sys
+
+PTXAS_LINE = re.compile(r"^spconv: ptxas (\d+)/(\d+) units, ([0-9.]+) s")
+
+
+def parse_line(line):
+    """(done, total, seconds) for a ptxas progress line, else None."""
+    m = PTXAS_LINE.match(line)
+    if not m:
+        return None
+    return int(m.group(1)), int(m.group(2)), float(m.group(3))
+
+
+def text_bar(done, total, seconds, width=30):
+    frac = done / total if total else 1.0
+    fill = int(round(frac * width))
+    return "[%s%s] %d/%d ptxas units, %.1f s" % ("#" * fill, "." * (width - fill), done, total,
+                                                 seconds)
+
+
+class ProgressBar:
+    """Feed it stderr lines with `update(line)`; `close()` ends the bar's line."""
+
+    def __init__(self, stream=None, use_tqdm=True):
+        self.stream = stream or sys.stderr
+        self.tqdm = None
+        self._tqdm_mod = None
+        if use_tqdm:
+            try:
+                import tqdm  # noqa: F401
+                self._tqdm_mod = tqdm
+            except ImportError:
+                pass
+        self.drawn = False
+        self.last = None
+
+    def update(self, line):
+        """Returns True if the line was a progress line (and was drawn)."""
+        p = parse_line(line)
+        if p is None:
+            return False
+        done, total, seconds = p
+        self.last = p
+        if self._tqdm_mod is not None:
+            if self.tqdm is None:
+                self.tqdm = self._tqdm_mod.tqdm(total=total, unit="unit", desc="ptxas",
+                                                file=self.stream)
+            self.tqdm.total = total
+            self.tqdm.n = done
+            self.tqdm.refresh()
+        else:
+            self.stream.write("\r" + text_bar(done, total, seconds))
+            self.stream.flush()
+            self.drawn = True
+        return True
+
+    def close(self):
+        if self.tqdm is not None:
+            self.tqdm.close()
+        elif self.drawn:
+            self.stream.write("\n")
+            self.stream.flush()

@@ -1,0 +1,65 @@
+"""benchmark_layers: each SpconvConv2d timed against its original PyTorch (cuDNN) layers.
+
+This is the measurement behind the keep/compile decision: per layer, the compiled kernel and
+the original conv (+BN +activation, cuDNN FP32 with TF32 off, cudnn.benchmark on) on the
+same captured input, CUDA events, warm-up, median of repeats. The result has the layout of
+bench/network_summary.py (`layers` rows with `spconv`, `cudnn_fp32`, `x_fp32`, and `totals`),
+so spconv.plots draws it.
+"""
+import statistics
+
+import torch
+
+from .module import SpconvConv2d
+
+
+def _time(fn, warmup, repeats):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeats):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b))
+    return statistics.median(times)
+
+
+def benchmark_layers(compiled_model, example_input, warmup=10, repeats=50):
+    if not (torch.cuda.is_available() and example_input.is_cuda):
+        raise RuntimeError("benchmark_layers needs the model and example_input on CUDA")
+    layers = [(n, m) for n, m in compiled_model.named_modules() if isinstance(m, SpconvConv2d)]
+    inputs, hooks = {}, []
+    for n, m in layers:
+        hooks.append(m.register_forward_pre_hook(
+            lambda mod, inp, n=n: inputs.__setitem__(n, inp[0].detach().clone())))
+    modes = {n: m.mode for n, m in layers}
+    flags = (torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32,
+             torch.backends.cudnn.benchmark)
+    torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.benchmark = True
+    rows = []
+    try:
+        with torch.no_grad():
+            compiled_model(example_input)
+            for h in hooks:
+                h.remove()
+            for n, m in layers:
+                x = inputs[n]
+                t_sp = _time(lambda: m.run_kernel(x), warmup, repeats)
+                t_cu = _time(lambda: m.original(x), warmup, repeats)
+                w = m.weight
+                rows.append({"layer": n, "module": n, "entry": m.kernel["entry"],
+                             "shape": list(m.input_shape), "nnz": int((w != 0).sum().item()),
+                             "weights_total": w.numel(), "spconv": t_sp, "cudnn_fp32": t_cu,
+                             "x_fp32": t_cu / t_sp if t_sp else 0.0, "mode": modes[n]})
+    finally:
+        torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32, \
+            torch.backends.cudnn.benchmark = flags
+        for h in hooks:
+            h.remove()
+    totals = {k: sum(r[k] for r in rows) for k in ("spconv", "cudnn_fp32")}
+    return {"convs": len(rows), "device": torch.cuda.get_device_name(example_input.device),
+            "totals": totals, "layers": rows}

@@ -1,0 +1,99 @@
+"""SpconvConv2d: one compiled conv (+ its folded BN and fused activation) as an nn.Module.
+
+Modes (attribute `mode`):
+- "auto" (default): a CUDA input runs the compiled kernel; a CPU input runs the reference
+  (F.conv2d with the folded weights), which is what CPU-only tests exercise.
+- "reference": always F.conv2d with the folded weights, bias and activation.
+- "torch": the original modules (conv, BN, activation) as the model had them: how a layer
+  the measured policy rejects stays with cuDNN, and the baseline `benchmark_layers` times.
+
+Shapes are static: the kernel was compiled for one input shape, and a call with any other
+shape raises ShapeMismatch (rather than silently falling back, which would hide that the
+deployment is not running what was compiled).
+"""
+import json
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from . import driver as _drv
+
+_LOADED = {}  # (cubin path, device index) -> driver.LoadedModule
+
+
+class ShapeMismatch(RuntimeError):
+    pass
+
+
+def _loaded(cubin, sidecar, device_index):
+    key = (cubin, device_index)
+    if key not in _LOADED:
+        with open(sidecar) as f:
+            kernels = json.load(f)["kernels"]
+        with torch.cuda.device(device_index):
+            torch.cuda.current_stream()  # makes torch's (primary) context current
+            torch.empty(1, device="cuda")
+            _LOADED[key] = _drv.LoadedModule(cubin, kernels)
+    return _LOADED[key]
+
+
+class SpconvConv2d(nn.Module):
+    def __init__(self, name, kernel, cubin, sidecar, weight, bias, stride, padding, dilation,
+                 groups, activation, input_shape, output_shape, original):
+        super().__init__()
+        self.name = name
+        self.kernel = kernel  # the sidecar entry (docs/launch-abi.md)
+        self.cubin, self.sidecar = cubin, sidecar
+        self.register_buffer("weight", torch.as_tensor(weight))
+        self.register_buffer("bias", torch.as_tensor(bias) if bias is not None else None)
+        self.stride, self.padding, self.dilation = tuple(stride), tuple(padding), tuple(dilation)
+        self.groups, self.activation = groups, activation
+        self.input_shape, self.output_shape = tuple(input_shape), tuple(output_shape)
+        self.original = original  # nn.Sequential(conv, [bn], [act]) as in the source model
+        self.mode = "auto"
+
+    def extra_repr(self):
+        return "%s, entry=%s, %s -> %s, act=%s, mode=%s" % (
+            self.name, self.kernel["entry"], list(self.input_shape), list(self.output_shape),
+            self.activation, self.mode)
+
+    def check_shape(self, x):
+        if tuple(x.shape) != self.input_shape:
+            raise ShapeMismatch("%s was compiled for input %s, called with %s (shapes are static: "
+                                "compile again for this shape)" % (
+                                    self.name, list(self.input_shape), list(x.shape)))
+
+    def reference(self, x):
+        t, l, b, r = self.padding
+        x = x.float()
+        if (t, l) == (b, r):
+            y = F.conv2d(x, self.weight, self.bias, self.stride, (t, l), self.dilation, self.groups)
+        else:
+            y = F.conv2d(F.pad(x, (l, r, t, b)), self.weight, self.bias, self.stride, 0,
+                         self.dilation, self.groups)
+        if self.activation == "relu":
+            y = F.relu(y)
+        elif self.activation == "relu6":
+            y = F.relu6(y)
+        return y
+
+    def run_kernel(self, x):
+        """Launch the compiled kernel on PyTorch's current stream; output allocated by torch."""
+        self.check_shape(x)
+        x = x.contiguous().float() if x.dtype != torch.float32 else x.contiguous()
+        dev = x.device.index if x.device.index is not None else torch.cuda.current_device()
+        mod = _loaded(self.cubin, self.sidecar, dev)
+        y = torch.empty(self.output_shape, dtype=torch.float32, device=x.device)
+        stream = torch.cuda.current_stream(x.device).cuda_stream
+        _drv.launch(mod.functions[self.kernel["entry"]], self.kernel, stream,
+                    [x.data_ptr(), y.data_ptr()])
+        return y
+
+    def forward(self, x):
+        if self.mode == "torch":
+            return self.original(x)
+        if self.mode == "reference" or not x.is_cuda:
+            self.check_shape(x)
+            return self.reference(x)
+        return self.run_kernel(x)

@@ -1,0 +1,76 @@
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+PY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def summary():
+    return {"convs": 3, "device": "synthetic", "totals": {},
+            "layers": [{"layer": "conv1", "spconv": 1.0, "cudnn_fp32": 2.0, "cudnn_tf32": 1.5,
+                        "cusparse": None},
+                       {"layer": "conv2", "spconv": 2.0, "cudnn_fp32": 1.0, "cudnn_tf32": 0.5,
+                        "cusparse": 3.0},
+                       {"layer": "conv3", "spconv": 0.5, "cudnn_fp32": 0.5, "cudnn_tf32": 0.4,
+                        "cusparse": 1.0}]}
+
+
+def test_plots(tmp_path):
+    pytest.importorskip("matplotlib")
+    from spconv import plots
+    p = tmp_path / "network.json"
+    p.write_text(json.dumps(summary()))
+    sp = plots.speedup_per_layer(str(p), str(tmp_path / "s.png"))
+    assert sp == [2.0, 0.5, 1.0]
+    tot = plots.time_breakdown(str(p), str(tmp_path / "t.png"))
+    assert tot == {"spconv": 3.5, "cudnn_fp32": 3.5, "cudnn_tf32": pytest.approx(2.4)}
+    for f in ("s.png", "t.png"):
+        assert (tmp_path / f).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def run_cli(*args):
+    env = dict(os.environ, PYTHONPATH=PY)
+    return subprocess.run([sys.executable, "-m", "spconv", *args], capture_output=True,
+                          text=True, env=env)
+
+
+def test_cli_check_sidecar(tmp_path):
+    from conftest import fake_kernel
+    from spconv.mlir import ConvSpec
+    import numpy as np
+    s = ConvSpec("c", np.ones((4, 3, 3, 3), np.float32), (1, 3, 8, 8))
+    good = tmp_path / "k.json"
+    good.write_text(json.dumps({"format": "spconv-launch", "version": 1,
+                                "kernels": [fake_kernel(0, s)]}))
+    r = run_cli("check-sidecar", str(good))
+    assert r.returncode == 0 and "spconv_conv2d_0" in r.stdout, r.stderr
+    k = fake_kernel(0, s)
+    k["grid"][2] = 7
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"format": "spconv-launch", "version": 1, "kernels": [k]}))
+    r = run_cli("check-sidecar", str(bad))
+    assert r.returncode == 1 and "grid.z" in r.stderr
+
+
+def test_cli_usage_errors(tmp_path):
+    r = run_cli("compile-onnx", "m.onnx", "-o", str(tmp_path / "p"), "--input-shape", "x:1x2")
+    assert r.returncode == 2 and "NAME:NxCxHxW" in r.stderr
+    r = run_cli("compile-onnx", str(tmp_path / "missing.onnx"), "-o", str(tmp_path / "p"),
+                "--quiet")
+    assert r.returncode == 1 and "spconv: error:" in r.stderr
+
+
+def test_missing_tool_is_a_clear_error(monkeypatch, tmp_path):
+    import spconv.tools as t
+    monkeypatch.setenv("SPCONV_BIN", str(tmp_path))
+    monkeypatch.setattr(t, "REPO_ROOT", str(tmp_path))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(t.ToolNotFound, match="SPCONV_BIN"):
+        t.find_tool("spconv-translate")
+    exe = tmp_path / "spconv-translate"
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    assert t.find_tool("spconv-translate") == str(exe)
