@@ -50,6 +50,11 @@ std::string TemplateCache::resolveDir(llvm::StringRef option) {
   return std::string(path);
 }
 
+void TemplateCache::dropMemoryEntries() {
+  std::lock_guard<std::mutex> lock(memoryTier().mutex);
+  memoryTier().entries.clear();
+}
+
 std::string TemplateCache::entryPath(llvm::StringRef key) const {
   llvm::SmallString<256> path(dir);
   llvm::sys::path::append(path, llvm::utohexstr(llvm::xxh3_64bits(key), /*LowerCase=*/true) +
