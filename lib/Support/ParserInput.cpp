@@ -63,17 +63,92 @@ static std::string readString(StringRef text, size_t &pos) {
   return value;
 }
 
+static bool isIdentifierChar(char c) {
+  return llvm::isAlnum(c) || c == '_' || c == '$' || c == '.';
+}
+
+/// Whether `text[pos]` starts what DenseI64ArrayAttr::parse accepts: `[`, integers separated
+/// by commas, `]`, with whitespace between tokens.
+static bool isIntegerList(StringRef text, size_t pos) {
+  auto skipSpace = [&] {
+    while (pos < text.size() && llvm::isSpace(text[pos]))
+      ++pos;
+  };
+  auto integer = [&] {
+    if (pos < text.size() && text[pos] == '-')
+      ++pos;
+    size_t start = pos;
+    bool hex = text.substr(pos).starts_with("0x");
+    if (hex)
+      pos += 2;
+    while (pos < text.size() &&
+           (hex ? llvm::isHexDigit(text[pos]) : llvm::isDigit(text[pos])))
+      ++pos;
+    return pos > start + (hex ? 2 : 0) &&
+           (pos == text.size() || !isIdentifierChar(text[pos]));
+  };
+  if (pos >= text.size() || text[pos] != '[')
+    return false;
+  ++pos;
+  skipSpace();
+  if (pos < text.size() && text[pos] == ']')
+    return true;
+  for (;;) {
+    skipSpace();
+    if (!integer())
+      return false;
+    skipSpace();
+    if (pos < text.size() && text[pos] == ']')
+      return true;
+    if (pos >= text.size() || text[pos] != ',')
+      return false;
+    ++pos;
+  }
+}
+
 bool spconv::checkParserInput(const MemoryBuffer &buffer, std::string *errorMessage) {
   StringRef text = buffer.getBuffer();
   if (text.starts_with("ML\xef\x52"))
     return true; // bytecode has no text blobs
   bool inMetadata = false;
+  char lastToken = 0; // last character of the previous token
   for (size_t pos = 0; pos < text.size();) {
     char c = text[pos];
     if (c == '/' && text.substr(pos).starts_with("//")) {
       pos = text.find('\n', pos);
       continue; // npos ends the loop
     }
+    if (llvm::isSpace(c)) {
+      ++pos;
+      continue;
+    }
+    // Second defect: the custom syntax of linalg.broadcast, linalg.transpose and
+    // linalg.reduce ends in `dimensions = [..]` (`permutation = [..]`) after `outs(..)`;
+    // their parsers store whatever DenseI64ArrayAttr::parse returns, a null attribute when
+    // the list is malformed, and NamedAttrList::set dereferences it (segfault).
+    if (llvm::isAlpha(c) || c == '_') {
+      size_t start = pos;
+      while (pos < text.size() && isIdentifierChar(text[pos]))
+        ++pos;
+      StringRef word = text.slice(start, pos);
+      if ((word == "dimensions" || word == "permutation") && lastToken == ')' &&
+          !inMetadata) {
+        size_t next = text.find_if_not(llvm::isSpace, pos);
+        if (next != StringRef::npos && text[next] == '=' &&
+            !isIntegerList(text, text.find_if_not(llvm::isSpace, next + 1))) {
+          if (errorMessage)
+            *errorMessage = locatedError(
+                buffer, start,
+                "expected a list of integers '[..]' after '" + word +
+                    " =' (MLIR 22's parsers of linalg.broadcast, linalg.transpose and "
+                    "linalg.reduce crash on anything else)");
+          return false;
+        }
+      }
+      lastToken = text[pos - 1];
+      continue;
+    }
+    lastToken = c;
     if (c == '{' && text.substr(pos).starts_with("{-#")) {
       inMetadata = true;
       pos += 3;
