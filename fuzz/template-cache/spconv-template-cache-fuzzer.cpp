@@ -3,7 +3,8 @@
 // Input: the bytes of a template cache file (lib/Transforms/TemplateCache.cpp), as a
 // compile finds it in --cache-dir: corrupt, truncated, bit-flipped or from another
 // version. Each input is read twice, the way each fold reads its cache:
-//   as it is, as the entry file of a key (header checks, then the payload);
+//   as it is, as the entry file of the key its header names (header checks, then the
+//   payload);
 //   as a payload, written behind a valid header by TemplateCache::storeBytes, so the
 //   readers behind the header checks see arbitrary bytes too.
 // Either way the entry is looked up as an LLVM-fold template (".mlirbc": MLIR bytecode,
@@ -45,16 +46,16 @@ void writeFile(const std::string &path, llvm::StringRef bytes) {
   os << bytes;
 }
 
-/// Looks `kKey` up in `cache` as the LLVM fold (bytecode) or the PTX fold does.
-void lookup(TemplateCache &cache, bool bytecode) {
+/// Looks `key` up in `cache` as the LLVM fold (bytecode) or the PTX fold does.
+void lookup(TemplateCache &cache, llvm::StringRef key, bool bytecode) {
   TemplateCache::dropMemoryEntries();
   std::string stale;
   if (bytecode) {
     std::unique_ptr<MLIRContext> ctx = fuzz::makeContext();
-    (void)cache.lookup(kKey, ctx.get(), &stale);
+    (void)cache.lookup(key, ctx.get(), &stale);
     return;
   }
-  std::optional<std::string> bytes = cache.lookupBytes(kKey, &stale);
+  std::optional<std::string> bytes = cache.lookupBytes(key, &stale);
   if (!bytes)
     return;
   llvm::Expected<PtxBlockTemplate> tmpl =
@@ -74,13 +75,18 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   llvm::StringRef bytes(reinterpret_cast<const char *>(data), size);
+  // An entry file is read as the entry of the key its own header names (a real entry
+  // passes every header check); anything else as the entry of a fixed key.
+  llvm::StringRef key = kKey;
+  if (bytes.starts_with("spconv-template-cache "))
+    key = bytes.split('\n').second.split('\n').first;
   for (bool bytecode : {true, false}) {
     TemplateCache cache(cacheDir, bytecode ? "mlirbc" : "ptx");
-    writeFile(cache.entryPath(kKey), bytes);
-    lookup(cache, bytecode);
+    writeFile(cache.entryPath(key), bytes);
+    lookup(cache, key, bytecode);
     if (std::optional<std::string> error = cache.storeBytes(kKey, bytes))
       abort(); // the scratch directory is writable
-    lookup(cache, bytecode);
+    lookup(cache, kKey, bytecode);
   }
 
   // The payload as MLIR bytecode, against a guard page (8-byte aligned, as the reader wants).
