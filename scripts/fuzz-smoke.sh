@@ -51,8 +51,8 @@ while read -r target dict maxlen; do
     status=1
     continue
   fi
-  grep -E "^stat::(number_of_executed_units|average_exec_per_sec)" "$artifacts/$target/fuzz.log" |
-    tr '\n' ' ' | sed "s/^/fuzz-smoke: $target: /; s/\$/\\n/" | xargs -0 printf
+  fuzz_stat() { awk -v key="stat::$1:" '$1 == key { print $2 }' "$artifacts/$target/fuzz.log"; }
+  echo "fuzz-smoke: $target: $(fuzz_stat number_of_executed_units) inputs, $(fuzz_stat average_exec_per_sec) exec/s"
 done <<'TARGETS'
 mlir mlir.dict 8192
 translate mlir.dict 8192
