@@ -41,9 +41,18 @@ if os.getuid() != 0:
     config.available_features.add("unprivileged")
     config.substitutions.append(("%unprivileged", ""))
 elif shutil.which("setpriv"):
-    config.available_features.add("unprivileged")
-    config.substitutions.append(
-        ("%unprivileged", "setpriv --reuid=65534 --regid=65534 --clear-groups"))
+    setpriv = "setpriv --reuid=65534 --regid=65534 --clear-groups"
+    # nobody must be able to run the tools and read the test inputs (not so in a checkout
+    # under a private home directory).
+    probe = "test -x '%s/spconv-translate' && test -r '%s/test/lit.cfg.py'" % (
+        config.spconv_tools_dir, config.spconv_src_root)
+    try:
+        ok = subprocess.run(setpriv.split() + ["sh", "-c", probe], timeout=20).returncode == 0
+    except Exception:
+        ok = False
+    if ok:
+        config.available_features.add("unprivileged")
+        config.substitutions.append(("%unprivileged", setpriv))
 
 # A full disk without privileges: a tiny tmpfs in a user + mount namespace of its own.
 def can_mount_tmpfs():
