@@ -1,9 +1,9 @@
 //===- spconv-mlir-fuzzer.cpp - .mlir text through spconv-opt's passes ----===//
 //
-// Input: a .mlir file, as spconv-opt reads it (through spconv::terminateParserInput, placed
-// against a guard page). Parsed and verified; when its convs are small
-// (withinFuzzBudget), each of the pipelines a user runs on a conv with spconv-opt runs on a
-// copy of the module:
+// Input: a .mlir file, as spconv-opt reads it (spconv::terminateParserInput and
+// checkParserInput, then placed against a guard page). Parsed and verified; when its convs
+// are small (withinFuzzBudget), each of the pipelines a user runs on a conv with
+// spconv-opt runs on a copy of the module:
 //   spconv-import-linalg, then on its result:
 //   spconv-sparsity-stats
 //   convert-spconv-to-cpu (the serial host twin)
