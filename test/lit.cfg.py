@@ -28,6 +28,52 @@ tools = ["spconv-opt", "spconv-translate", "spconv-gen-conv", "spconv-cpu-check"
          "spconv-bench", "mlir-opt", "FileCheck", "not", "count"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
+# The sanitizer build (SPCONV_SANITIZERS, docs/reliability.md): tests that load spconv code
+# into an uninstrumented process (the mlir-opt plugin) cannot run there.
+if getattr(config, "spconv_sanitizers", ""):
+    config.available_features.add("sanitizers")
+    # Reports name the source line; leaks in the tools are not findings (the MLIR drivers
+    # exit without tearing everything down), so LeakSanitizer stays off.
+    config.environment["ASAN_OPTIONS"] = "detect_leaks=0:abort_on_error=0"
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+
+# Tests of permission errors: permissions do not deny root, so as root such a test runs the
+# tool as nobody through setpriv (%unprivileged); without either it is unsupported.
+if os.getuid() != 0:
+    config.available_features.add("unprivileged")
+    config.substitutions.append(("%unprivileged", ""))
+elif shutil.which("setpriv"):
+    setpriv = "setpriv --reuid=65534 --regid=65534 --clear-groups"
+    # nobody must be able to run the tools and read the test inputs (not so in a checkout
+    # under a private home directory).
+    probe = "test -x '%s/spconv-translate' && test -r '%s/test/lit.cfg.py'" % (
+        config.spconv_tools_dir, config.spconv_src_root)
+    try:
+        ok = subprocess.run(setpriv.split() + ["sh", "-c", probe], timeout=20).returncode == 0
+    except Exception:
+        ok = False
+    if ok:
+        config.available_features.add("unprivileged")
+        config.substitutions.append(("%unprivileged", setpriv))
+
+# A full disk without privileges: a tiny tmpfs in a user + mount namespace of its own.
+def can_mount_tmpfs():
+    unshare = shutil.which("unshare")
+    if not unshare:
+        return False
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        try:
+            out = subprocess.run([unshare, "-rm", "sh", "-c",
+                                  "mount -t tmpfs -o size=4k tmpfs " + d],
+                                 capture_output=True, timeout=20)
+            return out.returncode == 0
+        except Exception:
+            return False
+
+if can_mount_tmpfs():
+    config.available_features.add("userns-tmpfs")
+
 # ptxas: cubin tests need it; CI machines have CUDA but check anyway.
 ptxas = os.environ.get("SPCONV_PTXAS", "/usr/local/cuda/bin/ptxas")
 if os.access(ptxas, os.X_OK):

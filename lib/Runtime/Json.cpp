@@ -40,6 +40,10 @@ int64_t Value::asInt() const {
   expectKind(*this, Kind::Number);
   if (num_ != std::floor(num_))
     throw std::runtime_error("JSON: expected an integer, got " + std::to_string(num_));
+  // Converting a double outside int64_t's range is undefined behaviour, and past 2^53 a
+  // double no longer holds every integer: anything beyond is not a count or a size.
+  if (!(std::fabs(num_) <= 9007199254740992.0))
+    throw std::runtime_error("JSON: integer out of range, got " + std::to_string(num_));
   return static_cast<int64_t>(num_);
 }
 const std::string &Value::asString() const { expectKind(*this, Kind::String); return str_; }
@@ -320,6 +324,10 @@ private:
         unsigned cp = hex4();
         if (cp >= 0xD800 && cp < 0xDC00 && consume("\\u")) {
           unsigned lo = hex4();
+          // Anything else after a high surrogate would wrap below and write bytes that are
+          // not UTF-8.
+          if (lo < 0xDC00 || lo > 0xDFFF)
+            fail("bad low surrogate in \\u escape");
           cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
         }
         appendUtf8(s, cp);

@@ -9,17 +9,30 @@ namespace runtime {
 
 using json::Value;
 
+// Sizes a launch file may describe: every dimension fits CUDA's 32-bit grid and tensor
+// extents, and every product stays far from int64_t's range, so a hostile sidecar is
+// refused here rather than overflowing in the caller's arithmetic.
+static constexpr int64_t kMaxDim = 0x7fffffff;
+static constexpr int64_t kMaxElements = int64_t(1) << 53;
+
+static int64_t checkedProduct(int64_t a, int64_t b, const std::string &what) {
+  int64_t n = 0;
+  if (__builtin_mul_overflow(a, b, &n) || n > kMaxElements)
+    throw std::runtime_error(what + ": size out of range");
+  return n;
+}
+
 int64_t ParamDesc::numElements() const {
   int64_t n = 1;
   for (int64_t d : shape)
-    n *= d;
+    n = checkedProduct(n, d, "param '" + name + "'");
   return n;
 }
 
 int64_t ParamDesc::numBytes() const {
   if (dtype != "f32")
     throw std::runtime_error("param '" + name + "': unsupported dtype '" + dtype + "'");
-  return numElements() * 4;
+  return checkedProduct(numElements(), 4, "param '" + name + "'");
 }
 
 int KernelDesc::findParam(const std::string &role) const {
@@ -89,8 +102,20 @@ static ConvDesc parseConv(const Value &c) {
   if (const Value *v = c.find("groups")) d.groups = v->asInt();
   if (const Value *v = c.find("activation")) d.activation = v->asString();
   if (const Value *v = c.find("has_bias")) d.hasBias = v->asBool();
+  for (int64_t v : {d.N, d.C, d.H, d.W, d.K, d.R, d.S, d.P, d.Q, d.stride[0], d.stride[1],
+                    d.dilation[0], d.dilation[1]})
+    if (v < 1 || v > kMaxDim)
+      throw std::runtime_error("sizes, strides and dilations must be in [1, 2^31-1]");
+  for (int64_t v : d.padding)
+    if (v < 0 || v > kMaxDim)
+      throw std::runtime_error("padding must be in [0, 2^31-1]");
   if (d.groups < 1 || d.C % d.groups || d.K % d.groups)
     throw std::runtime_error("groups must divide C and K");
+  // weightCount() and the tensor sizes derived from the conv must not overflow.
+  checkedProduct(checkedProduct(checkedProduct(d.K, d.C / d.groups, "conv"), d.R, "conv"),
+                 d.S, "conv");
+  checkedProduct(checkedProduct(checkedProduct(d.N, d.C, "conv"), d.H, "conv"), d.W, "conv");
+  checkedProduct(checkedProduct(checkedProduct(d.N, d.K, "conv"), d.P, "conv"), d.Q, "conv");
   if (d.activation != "none" && d.activation != "relu" && d.activation != "relu6")
     throw std::runtime_error("unknown activation '" + d.activation + "'");
   return d;
@@ -104,16 +129,24 @@ static KernelDesc parseKernel(const Value &k) {
   d.grid = field(where + " grid", [&] { return dims<3>(k.at("grid"), "grid"); });
   d.block = field(where + " block", [&] { return dims<3>(k.at("block"), "block"); });
   if (const Value *v = k.find("dynamic_shared_bytes"))
-    d.dynamicSharedBytes =
-        static_cast<unsigned>(field(where + " dynamic_shared_bytes", [&] { return v->asInt(); }));
+    d.dynamicSharedBytes = field(where + " dynamic_shared_bytes", [&] {
+      int64_t bytes = v->asInt();
+      if (bytes < 0 || bytes > kMaxDim)
+        throw std::runtime_error("out of range");
+      return static_cast<unsigned>(bytes);
+    });
   field(where + " params", [&] {
     for (const Value &p : k.at("params").asArray()) {
       ParamDesc pd;
       pd.name = p.at("name").asString();
       pd.role = p.at("role").asString();
       pd.dtype = p.find("dtype") ? p.at("dtype").asString() : "f32";
-      for (const Value &s : p.at("shape").asArray())
+      for (const Value &s : p.at("shape").asArray()) {
         pd.shape.push_back(s.asInt());
+        if (pd.shape.back() < 0 || pd.shape.back() > kMaxDim)
+          throw std::runtime_error("param '" + pd.name + "': dimension out of range");
+      }
+      (void)pd.numElements(); // throws when the product is out of range
       d.params.push_back(std::move(pd));
     }
     return 0;

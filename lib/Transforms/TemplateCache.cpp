@@ -6,6 +6,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -25,6 +26,10 @@ namespace {
 struct MemoryTier {
   std::mutex mutex;
   std::unordered_map<std::string, std::string> entries;
+  /// Directories whose disk tier failed to take an entry in this process (a regular file,
+  /// no permission, a full disk). One failure is reported; after it the compile goes on
+  /// with the memory tier alone rather than repeat the same warning for every template.
+  llvm::StringSet<> failedDirs;
 };
 MemoryTier &memoryTier() {
   static MemoryTier tier;
@@ -48,6 +53,11 @@ std::string TemplateCache::resolveDir(llvm::StringRef option) {
     return "";
   llvm::sys::path::append(path, "spconv");
   return std::string(path);
+}
+
+void TemplateCache::dropMemoryEntries() {
+  std::lock_guard<std::mutex> lock(memoryTier().mutex);
+  memoryTier().entries.clear();
 }
 
 std::string TemplateCache::entryPath(llvm::StringRef key) const {
@@ -88,6 +98,11 @@ std::optional<std::string> TemplateCache::lookupBytes(llvm::StringRef key,
   }
   if (dir.empty())
     return std::nullopt;
+  {
+    std::lock_guard<std::mutex> lock(memoryTier().mutex);
+    if (memoryTier().failedDirs.contains(dir))
+      return std::nullopt;
+  }
   auto fileOr = llvm::MemoryBuffer::getFile(entryPath(key), /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!fileOr)
@@ -151,14 +166,27 @@ std::optional<std::string> TemplateCache::storeBytes(llvm::StringRef key,
   }
   if (dir.empty())
     return std::nullopt;
+  {
+    std::lock_guard<std::mutex> lock(memoryTier().mutex);
+    if (memoryTier().failedDirs.contains(dir))
+      return std::nullopt;
+  }
+  // The first failure in a directory is returned (the caller warns); the directory is then
+  // left alone for the rest of the process, concurrent failures included.
+  auto giveUp = [&](const std::string &why) -> std::optional<std::string> {
+    std::lock_guard<std::mutex> lock(memoryTier().mutex);
+    if (!memoryTier().failedDirs.insert(dir).second)
+      return std::nullopt;
+    return why + "; continuing without the disk cache";
+  };
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
-    return "cannot create cache directory '" + dir + "': " + ec.message();
+    return giveUp("cannot create cache directory '" + dir + "': " + ec.message());
   std::string finalPath = entryPath(key);
   llvm::SmallString<256> tmpPath;
   int fd;
   if (std::error_code ec =
           llvm::sys::fs::createUniqueFile(finalPath + ".tmp-%%%%%%%%", fd, tmpPath))
-    return "cannot create a temporary cache file: " + ec.message();
+    return giveUp("cannot create a temporary cache file in '" + dir + "': " + ec.message());
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << kMagic << key << '\n'
@@ -167,15 +195,16 @@ std::optional<std::string> TemplateCache::storeBytes(llvm::StringRef key,
        << bytes;
     os.close();
     if (os.has_error()) {
+      std::string why = os.error().message();
       os.clear_error();
       llvm::sys::fs::remove(tmpPath);
-      return "cannot write cache entry '" + std::string(tmpPath) + "'";
+      return giveUp("cannot write cache entry '" + std::string(tmpPath) + "': " + why);
     }
   }
   // rename(2) is atomic: readers see the old entry or the whole new one.
   if (std::error_code ec = llvm::sys::fs::rename(tmpPath, finalPath)) {
     llvm::sys::fs::remove(tmpPath);
-    return "cannot install cache entry: " + ec.message();
+    return giveUp("cannot install cache entry '" + finalPath + "': " + ec.message());
   }
   return std::nullopt;
 }

@@ -57,7 +57,9 @@ static bool readFloats(StringRef path, std::vector<float> &out, std::string &err
     return false;
   }
   out.resize(bytes.size() / sizeof(float));
-  std::memcpy(out.data(), bytes.data(), bytes.size());
+  // An empty file leaves out.data() null, which memcpy must not be given even for 0 bytes.
+  if (!bytes.empty())
+    std::memcpy(out.data(), bytes.data(), bytes.size());
   return true;
 }
 
@@ -84,7 +86,9 @@ int main(int argc, char **argv) {
   if (!bias.empty() && bias.size() != size_t(k))
     return fail("the bias has " + Twine(bias.size()) + " values, K is " + Twine(k));
 
-  spconv::BlockWeights w{weights, bias, k, blockK, (k + blockK - 1) / blockK, strictIEEE};
+  // ceil(K / block-k); k + blockK - 1 would overflow for a huge --block-k.
+  int64_t kBlocks = k / blockK + (k % blockK != 0);
+  spconv::BlockWeights w{weights, bias, k, blockK, kBlocks, strictIEEE};
   spconv::PtxFoldCounts counts;
   Expected<std::string> kernel = tmpl->instantiate(name, w, minBlocksPerSM, counts);
   if (!kernel)

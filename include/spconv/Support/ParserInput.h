@@ -33,8 +33,25 @@ namespace spconv {
 std::unique_ptr<llvm::MemoryBuffer>
 terminateParserInput(std::unique_ptr<llvm::MemoryBuffer> buffer);
 
-/// openInputFile ("-" is stdin) followed by terminateParserInput; null with `errorMessage`
-/// set when the file cannot be read.
+/// Checks MLIR text for what MLIR 22's parser aborts the process on instead of reporting,
+/// so that a tool can refuse it with a located error first; true when there is none.
+/// `errorMessage` gets "<file>:<line>:<col>: error: ..." otherwise.
+///
+/// Two defects, both found by fuzzing (docs/reliability.md):
+/// - llvm/llvm-project#181266: a hex blob in the `{-# ... #-}` file metadata
+///   (`dialect_resources`) starts with its alignment as a 4-byte little-endian integer; the
+///   parser rejects alignments that are not powers of two but lets 0 through, and
+///   allocating the blob with alignment 0 ends in "LLVM ERROR: out of memory" (abort).
+/// - The custom parsers of linalg.broadcast, linalg.transpose and linalg.reduce store the
+///   result of DenseI64ArrayAttr::parse for `dimensions = [..]` / `permutation = [..]`
+///   without checking it: a malformed list makes it null, and the parser dereferences it
+///   (segfault; upstream mlir-opt-22 crashes the same way). After `)`, such a keyword
+///   followed by `=` must be followed by `[`, integers separated by commas, and `]`,
+///   whitespace allowed between them (a comment there is refused too, though valid).
+bool checkParserInput(const llvm::MemoryBuffer &buffer, std::string *errorMessage);
+
+/// openInputFile ("-" is stdin), terminateParserInput and checkParserInput; null with
+/// `errorMessage` set when the file cannot be read or checkParserInput refuses it.
 std::unique_ptr<llvm::MemoryBuffer> openParserInput(llvm::StringRef path,
                                                     std::string *errorMessage);
 

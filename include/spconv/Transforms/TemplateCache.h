@@ -46,6 +46,10 @@ public:
   /// $XDG_CACHE_HOME/spconv, then $HOME/.cache/spconv; 'none' means no disk cache.
   static std::string resolveDir(llvm::StringRef option);
 
+  /// Empties the process-wide memory tier, so that the next lookup reads the disk (for tests
+  /// and fuzzers, which replay many entries under one key in one process).
+  static void dropMemoryEntries();
+
 private:
   std::string dir, extension;
 };

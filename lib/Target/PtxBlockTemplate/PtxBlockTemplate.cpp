@@ -16,6 +16,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
+#include <limits>
 #include <optional>
 
 using namespace spconv;
@@ -424,7 +425,9 @@ struct BlockFold {
 } // namespace
 
 llvm::Error PtxBlockTemplate::checkWeights(const BlockWeights &w) const {
-  if (w.k <= 0 || w.blockK <= 0 || w.kBlocks != (w.k + w.blockK - 1) / w.blockK ||
+  // ceil(k / blockK) without forming k + blockK - 1, which overflows for a huge block-k
+  // (spconv-stamp-ptx passes the user's --block-k through).
+  if (w.k <= 0 || w.blockK <= 0 || w.kBlocks != w.k / w.blockK + (w.k % w.blockK != 0) ||
       w.weights.size() % w.k != 0)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "inconsistent channel blocking for the template");
@@ -439,7 +442,11 @@ llvm::Error PtxBlockTemplate::checkWeights(const BlockWeights &w) const {
             (info->hasBias ? "with" : "without") + " bias; given: K=" + llvm::Twine(w.k) +
             ", block-k " + llvm::Twine(w.blockK) + ", " + llvm::Twine(perChannel) + ", " +
             (w.bias.empty() ? "without" : "with") + " bias)");
-  if (maxWeightIndex >= w.blockK * perChannel)
+  // A block's weights, blockK * perChannel, saturated: past int64_t every index fits.
+  int64_t blockWeights = 0;
+  if (__builtin_mul_overflow(w.blockK, perChannel, &blockWeights))
+    blockWeights = std::numeric_limits<int64_t>::max();
+  if (maxWeightIndex >= blockWeights)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "the template's weight placeholders do not fit this conv's channel block");

@@ -1,0 +1,2 @@
+module attributes {spconv.weights = [1, 2]} {
+}

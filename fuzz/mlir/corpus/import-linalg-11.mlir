@@ -1,0 +1,13 @@
+// linalg.max against a zero splat constant is a ReLU too.
+func.func @max_splat(%x: tensor<1x1x3x3xf32>) -> tensor<1x2x1x1xf32> {
+  %w = arith.constant dense<0.5> : tensor<2x1x3x3xf32>
+  %zeros = arith.constant dense<0.0> : tensor<1x2x1x1xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x1x1xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x1x1xf32>) -> tensor<1x2x1x1xf32>
+  %c = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x1x3x3xf32>, tensor<2x1x3x3xf32>)
+         outs(%init : tensor<1x2x1x1xf32>) -> tensor<1x2x1x1xf32>
+  %r = linalg.max ins(%c, %zeros : tensor<1x2x1x1xf32>, tensor<1x2x1x1xf32>)
+         outs(%e : tensor<1x2x1x1xf32>) -> tensor<1x2x1x1xf32>
+  return %r : tensor<1x2x1x1xf32>
+}

@@ -1,0 +1,5 @@
+// Strides beyond 32 bits are rejected with the same message.
+func.func @strides_huge(%x: tensor<1x1x1x1xf32>) -> tensor<1x1x1x1xf32> {
+  %y = spconv.conv2d %x {weights = dense<1.0> : tensor<1x1x1x1xf32>, strides = array<i64: 2147483648, 1>} : tensor<1x1x1x1xf32> -> tensor<1x1x1x1xf32>
+  return %y : tensor<1x1x1x1xf32>
+}

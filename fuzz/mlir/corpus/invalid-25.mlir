@@ -1,0 +1,4 @@
+func.func @bias_type(%x: tensor<1x1x1x1xf32>) -> tensor<1x1x1x1xf32> {
+  %y = spconv.conv2d %x {weights = dense<1.0> : tensor<1x1x1x1xf32>, bias = dense<1.0> : tensor<1xf64>} : tensor<1x1x1x1xf32> -> tensor<1x1x1x1xf32>
+  return %y : tensor<1x1x1x1xf32>
+}

@@ -1,0 +1,4 @@
+func.func @dynamic_input(%x: tensor<?x1x1x1xf32>) -> tensor<1x1x1x1xf32> {
+  %y = spconv.conv2d %x {weights = dense<1.0> : tensor<1x1x1x1xf32>} : tensor<?x1x1x1xf32> -> tensor<1x1x1x1xf32>
+  return %y : tensor<1x1x1x1xf32>
+}

@@ -1,0 +1,4 @@
+func.func @f(%b: tensor<2xf32>, %e: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %bb = linalg.broadcast ins(%b : tensor<2xf32>) outs(%e : tensor<1x2xf32>) dimensions = x]
+  return %bb : tensor<1x2xf32>
+}

@@ -1,0 +1,4 @@
+func.func @input_i32(%x: tensor<1x1x1x1xi32>) -> tensor<1x1x1x1xf32> {
+  %y = spconv.conv2d %x {weights = dense<1.0> : tensor<1x1x1x1xf32>} : tensor<1x1x1x1xi32> -> tensor<1x1x1x1xf32>
+  return %y : tensor<1x1x1x1xf32>
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Fuzz smoke test (scripts/test.sh runs it; docs/reliability.md): builds the libFuzzer
+# targets in their own build directory with clang-22 (only the libraries they link), replays
+# each target's seed corpus and regression inputs, then fuzzes each for a few seconds from
+# its seeds. Any crash, sanitizer report, timeout or out-of-memory fails the script; what
+# libFuzzer found is left under the printed artifact directory.
+#
+#   bash scripts/fuzz-smoke.sh                     # build-fuzz/, 8 s of fuzzing per target
+#   SPCONV_FUZZ_SECONDS=60 bash scripts/fuzz-smoke.sh
+#   SPCONV_FUZZ_BUILD_DIR=build-asan bash scripts/fuzz-smoke.sh   # reuse a sanitizer build
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+build="${SPCONV_FUZZ_BUILD_DIR:-build-fuzz}"
+seconds="${SPCONV_FUZZ_SECONDS:-8}"
+
+if [ ! -f "$build/build.ninja" ]; then
+  # -O1 as upstream's fuzzers: fast enough to fuzz, quicker to build than -O3. No CUDA
+  # runtime: the launch-json fuzzer compiles the runtime's readers itself.
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+    "-DCMAKE_C_FLAGS_RELEASE=-O1 -DNDEBUG" "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG" \
+    -DSPCONV_ENABLE_FUZZERS=ON -DSPCONV_BUILD_RUNTIME=OFF \
+    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
+    -DSPCONV_WERROR="${SPCONV_WERROR:-OFF}" >/dev/null
+fi
+ninja -C "$build" spconv-fuzzers
+
+artifacts="$(mktemp -d /tmp/spconv-fuzz-smoke.XXXXXX)"
+status=0
+# target  dictionary  max input bytes
+while read -r target dict maxlen; do
+  bin="$build/bin/spconv-$target-fuzzer"
+  inputs=("fuzz/$target/corpus")
+  [ -d "fuzz/$target/regression" ] && inputs+=("fuzz/$target/regression")
+  mkdir -p "$artifacts/$target/new"
+  flags=(-timeout=30 -rss_limit_mb=4096 -max_len="$maxlen" -dict="fuzz/dicts/$dict"
+         -artifact_prefix="$artifacts/$target/")
+  echo "fuzz-smoke: $target: replaying ${inputs[*]}"
+  if ! "$bin" "${flags[@]}" -runs=0 "${inputs[@]}" >"$artifacts/$target/replay.log" 2>&1; then
+    tail -n 40 "$artifacts/$target/replay.log"
+    echo "fuzz-smoke: $target: FAILED on a committed input (log and input under $artifacts/$target)"
+    status=1
+    continue
+  fi
+  echo "fuzz-smoke: $target: fuzzing for ${seconds}s"
+  if ! "$bin" "${flags[@]}" -max_total_time="$seconds" -print_final_stats=1 \
+       "$artifacts/$target/new" "${inputs[@]}" >"$artifacts/$target/fuzz.log" 2>&1; then
+    tail -n 40 "$artifacts/$target/fuzz.log"
+    echo "fuzz-smoke: $target: FAILED (reproducer under $artifacts/$target; see fuzz/README.md)"
+    status=1
+    continue
+  fi
+  fuzz_stat() { awk -v key="stat::$1:" '$1 == key { print $2 }' "$artifacts/$target/fuzz.log"; }
+  echo "fuzz-smoke: $target: $(fuzz_stat number_of_executed_units) inputs, $(fuzz_stat average_exec_per_sec) exec/s"
+done <<'TARGETS'
+mlir mlir.dict 8192
+translate mlir.dict 8192
+ptx-template ptx.dict 65536
+launch-json json.dict 16384
+template-cache ptx.dict 65536
+TARGETS
+[ "$status" -eq 0 ] && { rm -rf "$artifacts"; echo "fuzz-smoke: all targets passed"; }
+exit "$status"

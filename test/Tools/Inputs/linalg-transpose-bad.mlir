@@ -1,0 +1,5 @@
+func.func @f(%b: tensor<2x3xf32>, %e: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %0 = linalg.transpose ins(%b : tensor<2x3xf32>) outs(%e : tensor<3x2xf32>)
+      permutation = [1 0]
+  return %0 : tensor<3x2xf32>
+}
