@@ -130,13 +130,22 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
     constexpr int64_t kMinBlocks = 2 * 132; // two waves of an H100's SMs
     int64_t tiles = ceilDiv(sh.p, t.tileP) * ceilDiv(sh.q, t.threadsQ * t.outputsPerThread);
     // A staged input channel feeds min(blockK, kpg) output channels: past kpg (a block of
-    // several small groups, e.g. depthwise) a larger block amortises nothing and only
-    // serialises staging. There, blocks of max(kpg, 8) channels, halved down to
-    // max(kpg, 4) for small grids, measured 1.5-3x faster than 64 on MobileNetV2's stride-2
-    // depthwise convs (docs/tuning-log.md, "Grouped and depthwise convs").
+    // several small groups, e.g. depthwise) a larger block amortises no staging, it only
+    // makes each block stage more channels one after the other. There a block is sized by
+    // its staging work instead: about kGroupedStagedFloats input floats (e.g. 8 channels of
+    // a 17 x 33 stride-2 tile, 64 of a 9 x 9 one), halved down to max(kpg, 4) for small
+    // grids. Measured on MobileNetV2's depthwise convs (docs/tuning-log.md, "Grouped and
+    // depthwise convs").
     bool smallGroups = sh.groups > 1 && sh.kpg() < 64;
-    int64_t start = smallGroups ? std::max<int64_t>(sh.kpg(), 8) : 64;
-    int64_t floor = smallGroups ? std::max<int64_t>(sh.kpg(), 4) : 8;
+    int64_t start = 64, floor = 8;
+    if (smallGroups) {
+      constexpr int64_t kGroupedStagedFloats = 4000;
+      KernelGeometry one(sh, Tiling{1, t.outputsPerThread, t.tileP, t.threadsQ, 1});
+      int64_t perChannel = one.inTileH * one.inTileW;
+      floor = std::max<int64_t>(sh.kpg(), 4);
+      start = std::clamp<int64_t>(
+          llvm::PowerOf2Ceil(ceilDiv(kGroupedStagedFloats, perChannel)), floor, 64);
+    }
     t.blockK = std::min<int64_t>(sh.k, start);
     while (t.blockK > floor && tiles * ceilDiv(sh.k, t.blockK) * sh.n < kMinBlocks)
       t.blockK /= 2;
