@@ -131,21 +131,13 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
     int64_t tiles = ceilDiv(sh.p, t.tileP) * ceilDiv(sh.q, t.threadsQ * t.outputsPerThread);
     // A staged input channel feeds min(blockK, kpg) output channels: past kpg (a block of
     // several small groups, e.g. depthwise) a larger block amortises no staging, it only
-    // makes each block stage more channels one after the other. There a block is sized by
-    // its staging work instead: about kGroupedStagedFloats input floats (e.g. 8 channels of
-    // a 17 x 33 stride-2 tile, 64 of a 9 x 9 one), halved down to max(kpg, 4) for small
-    // grids. Measured on MobileNetV2's depthwise convs (docs/tuning-log.md, "Grouped and
-    // depthwise convs").
+    // makes each block stage more channels one after the other. There blocks start at
+    // max(kpg, 8) channels and may halve to max(kpg, 4) for small grids: on MobileNetV2's
+    // depthwise convs 1.4x faster in sum than 64 at N = 64 and 1.3x at N = 1, though the
+    // 7 x 7, 960-channel ones lose 2.4x (docs/tuning-log.md, "Grouped and depthwise convs").
     bool smallGroups = sh.groups > 1 && sh.kpg() < 64;
-    int64_t start = 64, floor = 8;
-    if (smallGroups) {
-      constexpr int64_t kGroupedStagedFloats = 4000;
-      KernelGeometry one(sh, Tiling{1, t.outputsPerThread, t.tileP, t.threadsQ, 1});
-      int64_t perChannel = one.inTileH * one.inTileW;
-      floor = std::max<int64_t>(sh.kpg(), 4);
-      start = std::clamp<int64_t>(
-          llvm::PowerOf2Ceil(ceilDiv(kGroupedStagedFloats, perChannel)), floor, 64);
-    }
+    int64_t start = smallGroups ? std::max<int64_t>(sh.kpg(), 8) : 64;
+    int64_t floor = smallGroups ? std::max<int64_t>(sh.kpg(), 4) : 8;
     t.blockK = std::min<int64_t>(sh.k, start);
     while (t.blockK > floor && tiles * ceilDiv(sh.k, t.blockK) * sh.n < kMinBlocks)
       t.blockK /= 2;
