@@ -30,7 +30,6 @@ import gzip
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 
@@ -160,19 +159,8 @@ def phase_compile(args):
 
 
 def timed(fn, warmup, repeats):
-    with torch.no_grad():
-        for _ in range(warmup):
-            fn()
-        torch.cuda.synchronize()
-        ts = []
-        for _ in range(repeats):
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record()
-            fn()
-            b.record()
-            b.synchronize()
-            ts.append(a.elapsed_time(b))
-    return statistics.median(ts)
+    from spconv.torch.bench import time_cuda
+    return time_cuda(fn, warmup, repeats)
 
 
 def set_tf32(on):

@@ -13,17 +13,21 @@ import torch
 from .module import SpconvConv2d
 
 
-def _time(fn, warmup, repeats):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeats):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
+def time_cuda(fn, warmup, repeats):
+    """Median milliseconds of `fn()` on the current stream (CUDA events), after `warmup` runs,
+    without autograd."""
+    with torch.no_grad():
+        for _ in range(warmup):
+            fn()
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(repeats):
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            fn()
+            b.record()
+            b.synchronize()
+            times.append(a.elapsed_time(b))
     return statistics.median(times)
 
 
@@ -48,8 +52,8 @@ def benchmark_layers(compiled_model, example_input, warmup=10, repeats=50):
                 h.remove()
             for n, m in layers:
                 x = inputs[n]
-                t_sp = _time(lambda: m.run_kernel(x), warmup, repeats)
-                t_cu = _time(lambda: m.original(x), warmup, repeats)
+                t_sp = time_cuda(lambda: m.run_kernel(x), warmup, repeats)
+                t_cu = time_cuda(lambda: m.original(x), warmup, repeats)
                 w = m.weight
                 rows.append({"layer": n, "module": n, "entry": m.kernel["entry"],
                              "shape": list(m.input_shape), "nnz": int((w != 0).sum().item()),
