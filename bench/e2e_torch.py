@@ -158,14 +158,48 @@ def phase_compile(args):
     return 0
 
 
-def timed(fn, warmup, repeats):
-    from spconv.torch.bench import time_cuda
-    return time_cuda(fn, warmup, repeats)
-
-
 def set_tf32(on):
     torch.backends.cudnn.allow_tf32 = on
     torch.backends.cuda.matmul.allow_tf32 = on
+
+
+def rel_err(out, ref):
+    """Max over the batch of each image's max |out - ref| relative to its max |ref|."""
+    per_image = ((out - ref).abs().flatten(1).max(1).values
+                 / ref.abs().flatten(1).max(1).values.clamp_min(1e-30))
+    return float(per_image.max()), per_image
+
+
+def graph_replay_diff(fn, eager_out):
+    """Captures one fn() in a CUDA graph, replays it and returns max |replayed - eager|: the
+    compiled kernels must be capturable and give exactly the eager result."""
+    with torch.no_grad():
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            fn()
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            static_out = fn()
+        graph.replay()
+        torch.cuda.synchronize()
+        return float((static_out - eager_out).abs().max())
+
+
+def time_variants(variants, args, graphs):
+    """Median ms of each variant (name -> (fn, tf32)); eager launches, or replays of a CUDA
+    graph holding one forward pass."""
+    from spconv.torch.bench import time_cuda, time_cuda_graph
+    times = {}
+    for name, (fn, tf32) in variants.items():
+        set_tf32(tf32)
+        if graphs:
+            times[name] = time_cuda_graph(fn, args.warmup, args.repeats)
+        else:
+            times[name] = time_cuda(fn, args.warmup, args.repeats)
+    set_tf32(False)
+    return times
 
 
 def phase_run(args):
@@ -188,21 +222,47 @@ def phase_run(args):
         ref = model(x)
         out = cm(x)
         torch.cuda.synchronize()
-    per_image = ((out - ref).abs().flatten(1).max(1).values
-                 / ref.abs().flatten(1).max(1).values.clamp_min(1e-30))
-    err = float(per_image.max())
+    err, per_image = rel_err(out, ref)
     print("max relative error over the batch: %.3g" % err)
-    times = {}
-    set_tf32(False)
-    times["spconv"] = timed(lambda: cm(x), args.warmup, args.repeats)
-    times["pytorch_fp32"] = timed(lambda: model(x), args.warmup, args.repeats)
-    set_tf32(True)
-    times["pytorch_tf32"] = timed(lambda: model(x), args.warmup, args.repeats)
-    set_tf32(False)
     import copy
     half = copy.deepcopy(model).half().to(memory_format=torch.channels_last)
     xh = x.half().contiguous(memory_format=torch.channels_last)
-    times["pytorch_fp16_channels_last"] = timed(lambda: half(xh), args.warmup, args.repeats)
+    variants = {"spconv": (lambda: cm(x), False), "pytorch_fp32": (lambda: model(x), False),
+                "pytorch_tf32": (lambda: model(x), True),
+                "pytorch_fp16_channels_last": (lambda: half(xh), False)}
+    times = time_variants(variants, args, graphs=False)
+    times_graph, graph_diff = None, None
+    if args.graphs:
+        graph_diff = graph_replay_diff(lambda: cm(x), out)
+        print("CUDA graph replay vs eager output: max |diff| %.3g" % graph_diff)
+        times_graph = time_variants(variants, args, graphs=True)
+    layers = None
+    if args.layers:
+        layers = st.benchmark_layers(cm, x)
+        with open(os.path.join(args.out, "layers.json"), "w") as f:
+            json.dump(layers, f, indent=1)
+    # A replayed graph must give exactly the eager output.
+    selection, worst = None, err if not graph_diff else float("inf")
+    if args.min_speedup is not None:
+        # The measured keep-in-cuDNN policy (spconv.torch.compile(min_speedup=...)): every
+        # compiled layer timed against its original from CUDA graphs, the slower ones put back.
+        from spconv.torch.pipeline import apply_min_speedup
+        res = apply_min_speedup(cm, x, args.min_speedup, graphs=True)
+        with torch.no_grad():
+            sel_err, _ = rel_err(cm(x), ref)
+        sel = {"spconv_selected": variants["spconv"]}
+        selection = {"min_speedup": args.min_speedup, "timing": res["timing"],
+                     "torch_mode": [r["module"] for r in res["layers"]
+                                    if r["decision"] == "torch"],
+                     "max_rel_err": sel_err,
+                     "time_ms": time_variants(sel, args, graphs=False)["spconv_selected"]}
+        if args.graphs:
+            selection["time_ms_graph"] = time_variants(sel, args, graphs=True)["spconv_selected"]
+        with open(os.path.join(args.out, "layers-graph.json"), "w") as f:
+            json.dump(res, f, indent=1)
+        print("min_speedup %.2f: %d of %d layers back to PyTorch, max rel err %.3g"
+              % (args.min_speedup, len(selection["torch_mode"]), len(res["layers"]), sel_err))
+        worst = max(worst, sel_err)
     man = json.load(open(os.path.join(args.out, "manifest.json")))
     rec = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
            "device": torch.cuda.get_device_name(dev), "torch": torch.__version__,
@@ -211,15 +271,24 @@ def phase_run(args):
            "max_rel_err": err, "per_image_rel_err": [float(v) for v in per_image],
            "time_ms": times, "warmup": args.warmup, "repeats": args.repeats,
            "speedup": {k: v / times["spconv"] for k, v in times.items() if k != "spconv"}}
-    if args.layers:
-        res = st.benchmark_layers(cm, x)
-        with open(os.path.join(args.out, "layers.json"), "w") as f:
-            json.dump(res, f, indent=1)
-        rec["layers_summed_ms"] = res["totals"]
+    if times_graph:
+        rec["graph_replay_max_abs_diff"] = graph_diff
+        rec["time_ms_graph"] = times_graph
+        rec["speedup_graph"] = {k: v / times_graph["spconv"] for k, v in times_graph.items()
+                                if k != "spconv"}
+    if selection:
+        for key in ("time_ms", "time_ms_graph"):
+            if key in selection:
+                base = rec[key]
+                selection["speedup" + key[len("time_ms"):]] = {
+                    k: v / selection[key] for k, v in base.items() if k != "spconv"}
+        rec["selection"] = selection
+    if layers:
+        rec["layers_summed_ms"] = layers["totals"]
     with open(os.path.join(args.out, "e2e.json"), "w") as f:
         json.dump(rec, f, indent=1)
     print(json.dumps({k: rec[k] for k in ("device", "max_rel_err", "time_ms", "speedup")}))
-    return 0 if err <= args.tolerance else 1
+    return 0 if worst <= args.tolerance else 1
 
 
 def main(argv=None):
@@ -245,6 +314,12 @@ def main(argv=None):
     ap.add_argument("--tolerance", type=float, default=1e-4,
                     help="run phase exits 1 above this max relative error")
     ap.add_argument("--layers", action="store_true", help="also per-layer times (layers.json)")
+    ap.add_argument("--graphs", action="store_true",
+                    help="also time every variant replayed from a CUDA graph (time_ms_graph)")
+    ap.add_argument("--min-speedup", type=float, metavar="X",
+                    help="also apply the measured policy (layers below X times their cuDNN "
+                         "original, timed from CUDA graphs, go back to PyTorch) and time that "
+                         "selection (record 'selection', DIR/layers-graph.json)")
     args = ap.parse_args(argv)
     return phase_compile(args) if args.phase == "compile" else phase_run(args)
 

@@ -12,6 +12,10 @@
 #                                bench/networks.py is deterministic, see gen.args)
 # spconv-bench from $SPCONV_BENCH, else build/bin/spconv-bench next to this script.
 # Extra spconv-bench flags in $SPCONV_BENCH_ARGS.
+# Where PyTorch with CUDA is importable, every conv is also timed through PyTorch's cuDNN
+# (bench/torch_baseline.py: cuDNN 9's frontend engines, cudnn.benchmark) into
+# OUTDIR/torch-baseline.json: on small grids it is much faster than spconv-bench's legacy
+# cudnnFind best, so claims are made against the faster of the two.
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
@@ -60,4 +64,9 @@ print("%d convs, %d checked ok; sum ms: spconv %.3f  cudnn_fp32 %.3f (x%.2f)  cu
 for l in s["layers"]:
     print("  %-24s %8.4f ms  x%.2f fp32  x%.2f tf32  %s" % (l["layer"], l["spconv"], l["x_fp32"], l["x_tf32"], l["status"]))
 PY
+if python3 -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null; then
+  python3 "$here/torch_baseline.py" "$out/network.json" --out "$out/torch-baseline.json" || status=1
+else
+  echo "run_network.sh: no PyTorch with CUDA here: torch-baseline.json not written" >&2
+fi
 exit $status

@@ -31,7 +31,30 @@ def time_cuda(fn, warmup, repeats):
     return statistics.median(times)
 
 
-def benchmark_layers(compiled_model, example_input, warmup=10, repeats=50):
+def time_cuda_graph(fn, warmup, repeats, calls=1):
+    """Median milliseconds per call of `fn()` replayed from one CUDA graph that holds `calls`
+    consecutive calls: what a deployment that captures its model (CUDA graphs) pays, without
+    Python and launch overhead. SpconvConv2d launches on PyTorch's current stream, so it is
+    captured like any PyTorch op; fn() runs a few times eagerly on a side stream first, as
+    torch.cuda.graph requires (lazy initialisation must not happen during capture)."""
+    with torch.no_grad():
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(3):
+                fn()
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for _ in range(calls):
+                fn()
+        return time_cuda(graph.replay, warmup, repeats) / calls
+
+
+def benchmark_layers(compiled_model, example_input, warmup=10, repeats=50, graphs=False):
+    """Per layer, the compiled kernel and its original layers on the same captured input.
+    graphs=True times each from a CUDA graph of 20 calls (device time per call, as a captured
+    deployment sees it); otherwise each call is launched from Python (eager)."""
     if not (torch.cuda.is_available() and example_input.is_cuda):
         raise RuntimeError("benchmark_layers needs the model and example_input on CUDA")
     layers = [(n, m) for n, m in compiled_model.named_modules() if isinstance(m, SpconvConv2d)]
@@ -52,8 +75,12 @@ def benchmark_layers(compiled_model, example_input, warmup=10, repeats=50):
                 h.remove()
             for n, m in layers:
                 x = inputs[n]
-                t_sp = time_cuda(lambda: m.run_kernel(x), warmup, repeats)
-                t_cu = time_cuda(lambda: m.original(x), warmup, repeats)
+                if graphs:
+                    t_sp = time_cuda_graph(lambda: m.run_kernel(x), warmup, repeats, calls=20)
+                    t_cu = time_cuda_graph(lambda: m.original(x), warmup, repeats, calls=20)
+                else:
+                    t_sp = time_cuda(lambda: m.run_kernel(x), warmup, repeats)
+                    t_cu = time_cuda(lambda: m.original(x), warmup, repeats)
                 w = m.weight
                 rows.append({"layer": n, "module": n, "entry": m.kernel["entry"],
                              "shape": list(m.input_shape), "nnz": int((w != 0).sum().item()),
@@ -66,4 +93,4 @@ def benchmark_layers(compiled_model, example_input, warmup=10, repeats=50):
             h.remove()
     totals = {k: sum(r[k] for r in rows) for k in ("spconv", "cudnn_fp32")}
     return {"convs": len(rows), "device": torch.cuda.get_device_name(example_input.device),
-            "totals": totals, "layers": rows}
+            "timing": "cuda-graph" if graphs else "eager", "totals": totals, "layers": rows}

@@ -150,8 +150,8 @@ def plan(model, example_input, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD, ke
 
 
 def compile(model, example_input, *, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD,
-            cache_dir=None, jobs=None, min_speedup=None, keep=None, out_dir=None,
-            progress=True):
+            cache_dir=None, jobs=None, min_speedup=None, min_speedup_graphs=True, keep=None,
+            out_dir=None, progress=True):
     """Compile `model`'s pruned convs with spconv; returns a new module (the original is
     untouched) in which each compiled conv, with the BN and ReLU/ReLU6 applied directly to
     its output, is one SpconvConv2d.
@@ -164,7 +164,9 @@ def compile(model, example_input, *, sparsity_threshold=DEFAULT_SPARSITY_THRESHO
       pass 0 to compile every conv;
     - min_speedup: if given and the model runs on CUDA, each compiled layer is timed against
       its original (benchmark_layers) and put back to PyTorch (mode "torch") when the
-      measured speedup is below it.
+      measured speedup is below it. min_speedup_graphs (default) times each layer from a
+      CUDA graph (device time, what a captured deployment sees); False times eager calls,
+      whose Python launch overhead dominates small layers at batch 1.
     A conv called more than once (shared module) also stays, as shapes are static.
 
     out_dir holds model.mlir, model.cubin, model.json (sidecar) and manifest.json; it is
@@ -195,7 +197,7 @@ def compile(model, example_input, *, sparsity_threshold=DEFAULT_SPARSITY_THRESHO
         json.dump(manifest, f, indent=1)
     compiled = build(model, manifest, out_dir)
     if min_speedup is not None:
-        res = apply_min_speedup(compiled, example_input, min_speedup)
+        res = apply_min_speedup(compiled, example_input, min_speedup, graphs=min_speedup_graphs)
         if res is not None:
             # load() applies the measured decisions too
             manifest["min_speedup"] = min_speedup
@@ -207,13 +209,14 @@ def compile(model, example_input, *, sparsity_threshold=DEFAULT_SPARSITY_THRESHO
     return compiled
 
 
-def apply_min_speedup(compiled, example_input, min_speedup):
-    """Measured policy: layers slower than min_speedup x their cuDNN original go back to it."""
+def apply_min_speedup(compiled, example_input, min_speedup, graphs=True):
+    """Measured policy: layers slower than min_speedup x their cuDNN original go back to it
+    (timed by benchmark_layers, from CUDA graphs unless graphs=False)."""
     if not (torch.cuda.is_available() and example_input.is_cuda):
         warnings.warn("spconv: min_speedup needs the model and input on CUDA; ignored")
         return None
     from .bench import benchmark_layers
-    res = benchmark_layers(compiled, example_input)
+    res = benchmark_layers(compiled, example_input, graphs=graphs)
     mods = dict(compiled.named_modules())
     for row in res["layers"]:
         if row["x_fp32"] < min_speedup:
