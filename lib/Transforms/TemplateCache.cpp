@@ -12,8 +12,10 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/xxhash.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <unistd.h>
 #include <unordered_map>
 
 using namespace mlir;
@@ -36,6 +38,32 @@ MemoryTier &memoryTier() {
   return tier;
 }
 } // namespace
+
+/// Why the disk tier must not be used in `dir`, or nothing. An entry is trusted once its
+/// header and checksum match, and a payload is then handed to MLIR's bytecode reader, which
+/// crashes on some crafted inputs (docs/reliability.md, "Known upstream"). So only a
+/// directory that no one but the user can write is used, as ssh does with ~/.ssh: owned by
+/// the effective user and writable by neither group nor others.
+static std::optional<std::string> untrustedDirReason(llvm::StringRef dir) {
+  llvm::sys::fs::file_status st;
+  if (std::error_code ec = llvm::sys::fs::status(dir, st))
+    return "cannot inspect cache directory '" + dir.str() + "': " + ec.message();
+  if (st.type() != llvm::sys::fs::file_type::directory_file)
+    return "cache directory '" + dir.str() + "' is not a directory";
+  if (st.getUser() != ::geteuid())
+    return "cache directory '" + dir.str() + "' is not owned by the user running spconv "
+                                             "(uid " + std::to_string(st.getUser()) +
+           "), so others could plant entries: not used";
+  if (st.permissions() & (llvm::sys::fs::group_write | llvm::sys::fs::others_write)) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", unsigned(st.permissions()) & 07777u);
+    return "cache directory '" + dir.str() + "' is writable by " +
+           (st.permissions() & llvm::sys::fs::others_write ? "others" : "its group") +
+           " (mode " + mode + "), so others could plant entries: not used (chmod go-w it "
+                              "to use it)";
+  }
+  return std::nullopt;
+}
 
 std::string TemplateCache::resolveDir(llvm::StringRef option) {
   if (option == "none")
@@ -103,6 +131,9 @@ std::optional<std::string> TemplateCache::lookupBytes(llvm::StringRef key,
     if (memoryTier().failedDirs.contains(dir))
       return std::nullopt;
   }
+  // An untrusted directory is reported when the first store into it fails the same check.
+  if (untrustedDirReason(dir))
+    return std::nullopt;
   auto fileOr = llvm::MemoryBuffer::getFile(entryPath(key), /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!fileOr)
@@ -179,8 +210,13 @@ std::optional<std::string> TemplateCache::storeBytes(llvm::StringRef key,
       return std::nullopt;
     return why + "; continuing without the disk cache";
   };
-  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+  // New directories are private to the user (0750 less the umask): see untrustedDirReason.
+  if (std::error_code ec = llvm::sys::fs::create_directories(
+          dir, /*IgnoreExisting=*/true,
+          llvm::sys::fs::owner_all | llvm::sys::fs::group_read | llvm::sys::fs::group_exe))
     return giveUp("cannot create cache directory '" + dir + "': " + ec.message());
+  if (std::optional<std::string> why = untrustedDirReason(dir))
+    return giveUp(*why);
   std::string finalPath = entryPath(key);
   llvm::SmallString<256> tmpPath;
   int fd;
