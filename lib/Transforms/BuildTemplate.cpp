@@ -18,7 +18,7 @@ using namespace mlir;
 using namespace spconv;
 
 /// Bump whenever the emitted templates change for the same key.
-static constexpr int kTemplateVersion = 12;
+static constexpr int kTemplateVersion = 13;
 
 std::string spconv::templateKey(StringRef kind, const ConvShape &shape, const Tiling &tiling,
                                 StringRef chip, StringRef extra) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+
 using namespace spconv;
 
 ConvShape ConvShape::fromOp(Conv2DOp op) {
@@ -84,7 +85,15 @@ KernelGeometry::KernelGeometry(const ConvShape &sh, const Tiling &t) {
   kBlocks = ceilDiv(sh.k, t.blockK);
   windowC = sh.groups == 1 ? sh.c : std::max<int64_t>(1, t.blockK / sh.kpg()) * sh.cpg();
   numChunks = ceilDiv(windowC, t.chunkC);
-  sharedFloats = t.chunkC * inTileH * inTileW;
+  int64_t threads = t.threads();
+  int64_t chunkFloats = t.chunkC * inTileH * inTileW;
+  // Batched staging pays on filters with a halo (3x3: 1.2-1.7x faster on ResNet-50's
+  // small grids) but not on 1x1 filters, whose one-load loop ptxas already pipelines (batch 8
+  // doubled the instructions of layer4.1.conv1 and made it 1.6x slower): docs/tuning-log.md,
+  // "Staging".
+  int64_t want = sh.r * sh.s > 1 ? kStageBatch : 1;
+  stageBatch = std::max<int64_t>(1, std::min<int64_t>(want, ceilDiv(chunkFloats, threads)));
+  sharedFloats = ceilDiv(chunkFloats, threads * stageBatch) * threads * stageBatch;
   grid[0] = tilesP * tilesQ;
   grid[1] = kBlocks;
   grid[2] = sh.n;

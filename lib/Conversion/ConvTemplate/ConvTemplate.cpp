@@ -45,9 +45,15 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
   // Threads walk the staged tile in row-major order, `threads` elements apart, so
   // consecutive lanes read consecutive input words (coalesced) and every lane has work.
   // (row, col) advance by a constant step instead of being divided out of the element index.
+  // Each iteration stages geom.stageBatch elements: all their loads are issued before any is
+  // stored, from addresses clamped into the input (the value is replaced by 0 where the
+  // tile hangs over the padding), so no branch separates them and a thread has that many
+  // global loads in flight. With one load per iteration behind a branch, small grids (one or
+  // two warps per SM) waited on each load in turn (docs/tuning-log.md, "Staging").
   int64_t threads = tiling.threads();
   int64_t rowStep = threads / geom.inTileW, colStep = threads % geom.inTileW;
   int64_t total = chunkChannels * plane;
+  int64_t batch = geom.stageBatch;
   // Top-left input coordinate of the tile (may be negative inside the padding).
   Value y0 = arith::SubIOp::create(
       b, loc, arith::MulIOp::create(b, loc, bc.p0, cst(b, loc, shape.sh)), cst(b, loc, shape.pt));
@@ -59,51 +65,57 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
   };
   Value row0 = arith::DivUIOp::create(b, loc, tid, cst(b, loc, geom.inTileW));
   Value col0 = arith::RemUIOp::create(b, loc, tid, cst(b, loc, geom.inTileW));
-  auto loop = scf::ForOp::create(b, loc, tid, cst(b, loc, total), cst(b, loc, threads),
+  auto loop = scf::ForOp::create(b, loc, tid, cst(b, loc, total), cst(b, loc, threads * batch),
                                  ValueRange{row0, col0});
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
-  Value e = loop.getInductionVar();
   Value row = loop.getRegionIterArgs()[0], col = loop.getRegionIterArgs()[1];
-  Value cc = arith::DivUIOp::create(b, loc, row, cst(b, loc, geom.inTileH));
-  Value y = arith::RemUIOp::create(b, loc, row, cst(b, loc, geom.inTileH));
-  Value iy = arith::AddIOp::create(b, loc, y0, scaled(y, geom.stageStepH));
-  Value ix = arith::AddIOp::create(b, loc, x0, scaled(col, geom.stageStepW));
-  Value c = arith::AddIOp::create(b, loc, cc, cst(b, loc, c0));
-  if (cBase)
-    c = arith::AddIOp::create(b, loc, c, cBase);
   auto inRange = [&](Value v, int64_t hi) {
     return arith::AndIOp::create(
         b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, v, zero),
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v, cst(b, loc, hi)));
   };
-  Value inside = arith::AndIOp::create(b, loc, inRange(iy, shape.h), inRange(ix, shape.w));
-  if (guardC)
-    inside = arith::AndIOp::create(
-        b, loc, inside,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, cst(b, loc, shape.c)));
-  auto ifOp = scf::IfOp::create(
-      b, loc, inside,
-      [&](OpBuilder &tb, Location l) {
-        Value v = memref::LoadOp::create(tb, l, input, ValueRange{bc.n, c, iy, ix});
-        scf::YieldOp::create(tb, l, v);
-      },
-      [&](OpBuilder &eb, Location l) {
-        Value z = arith::ConstantOp::create(eb, l, eb.getF32FloatAttr(0.0f));
-        scf::YieldOp::create(eb, l, z);
-      });
-  memref::StoreOp::create(b, loc, ifOp.getResult(0), tile, ValueRange{e});
-  // Advance (row, col) by `threads` elements.
-  Value nextCol = arith::AddIOp::create(b, loc, col, cst(b, loc, colStep));
-  Value wrap =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, nextCol, cst(b, loc, geom.inTileW));
+  auto clamp = [&](Value v, int64_t hi) -> Value {
+    return arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, v, zero),
+                                  cst(b, loc, hi - 1));
+  };
+  Value fzero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
   Value one = cst(b, loc, 1);
-  Value nextRow =
-      arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, row, cst(b, loc, rowStep)),
-                            arith::SelectOp::create(b, loc, wrap, one, zero));
-  nextCol = arith::SelectOp::create(
-      b, loc, wrap, arith::SubIOp::create(b, loc, nextCol, cst(b, loc, geom.inTileW)), nextCol);
-  scf::YieldOp::create(b, loc, ValueRange{nextRow, nextCol});
+  SmallVector<Value> values;
+  for (int64_t j = 0; j < batch; ++j) {
+    Value cc = arith::DivUIOp::create(b, loc, row, cst(b, loc, geom.inTileH));
+    Value y = arith::RemUIOp::create(b, loc, row, cst(b, loc, geom.inTileH));
+    Value iy = arith::AddIOp::create(b, loc, y0, scaled(y, geom.stageStepH));
+    Value ix = arith::AddIOp::create(b, loc, x0, scaled(col, geom.stageStepW));
+    Value c = arith::AddIOp::create(b, loc, cc, cst(b, loc, c0));
+    if (cBase)
+      c = arith::AddIOp::create(b, loc, c, cBase);
+    Value inside = arith::AndIOp::create(b, loc, inRange(iy, shape.h), inRange(ix, shape.w));
+    if (guardC)
+      inside = arith::AndIOp::create(
+          b, loc, inside,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, cst(b, loc, shape.c)));
+    // Past the chunk's last element (the loop's last batch) c may pass C: clamped too.
+    Value v = memref::LoadOp::create(
+        b, loc, input, ValueRange{bc.n, clamp(c, shape.c), clamp(iy, shape.h), clamp(ix, shape.w)});
+    values.push_back(arith::SelectOp::create(b, loc, inside, v, fzero));
+    // Advance (row, col) by `threads` elements.
+    Value nextCol = arith::AddIOp::create(b, loc, col, cst(b, loc, colStep));
+    Value wrap = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, nextCol,
+                                       cst(b, loc, geom.inTileW));
+    row = arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, row, cst(b, loc, rowStep)),
+                                arith::SelectOp::create(b, loc, wrap, one, zero));
+    col = arith::SelectOp::create(
+        b, loc, wrap, arith::SubIOp::create(b, loc, nextCol, cst(b, loc, geom.inTileW)), nextCol);
+  }
+  // Elements of the last iteration past the chunk land in the tile's slack
+  // (KernelGeometry::sharedFloats), where no FMA reads them.
+  Value e = loop.getInductionVar();
+  for (int64_t j = 0; j < batch; ++j) {
+    Value ej = j ? arith::AddIOp::create(b, loc, e, cst(b, loc, j * threads)).getResult() : e;
+    memref::StoreOp::create(b, loc, values[j], tile, ValueRange{ej});
+  }
+  scf::YieldOp::create(b, loc, ValueRange{row, col});
 }
 
 int64_t ConvTemplateEmitter::numAccumulators(int64_t kb) const {

@@ -71,7 +71,14 @@ struct KernelGeometry {
   // never emitted.
   int64_t windowC;
   int64_t numChunks;            // ceil(windowC / chunkC)
-  int64_t sharedFloats;         // chunkC * inTileH * inTileW
+  // Input elements a thread stages per iteration of the staging loop: their loads are all
+  // issued before any store (kStageBatch for filters larger than 1x1, else 1; fewer when a
+  // chunk has fewer per thread).
+  int64_t stageBatch;
+  // The staged tile, chunkC * inTileH * inTileW floats, rounded up to a whole number of
+  // staging iterations (threads * stageBatch): the last iteration's surplus elements are
+  // stored into that slack rather than guarded by a branch each.
+  int64_t sharedFloats;
   int64_t grid[3];              // (tilesP * tilesQ, kBlocks, N)
   int64_t block[3];             // (threads, 1, 1)
 
@@ -82,6 +89,9 @@ struct KernelGeometry {
 /// clamps the rest to the shape.
 Tiling chooseTiling(const ConvShape &shape, Tiling requested);
 
+/// Loads in flight per thread while staging a filter with a halo (docs/tuning-log.md,
+/// "Staging").
+constexpr int64_t kStageBatch = 8;
 /// Shared memory a block may use for its staged tile (the static .shared limit).
 constexpr int64_t kMaxSharedBytes = 48 * 1024;
 /// What the heuristic aims for. Registers, not shared memory, bound residency (128 registers

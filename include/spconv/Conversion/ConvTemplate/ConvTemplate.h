@@ -23,6 +23,7 @@ struct BlockCoords {
 
 class ConvTemplateEmitter {
 public:
+
   ConvTemplateEmitter(const ConvShape &shape, const Tiling &tiling)
       : shape(shape), tiling(tiling), geom(shape, tiling) {}
 
