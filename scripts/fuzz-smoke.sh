@@ -59,6 +59,7 @@ translate mlir.dict 8192
 ptx-template ptx.dict 65536
 launch-json json.dict 16384
 template-cache ptx.dict 65536
+onnx-import onnx.dict 32768
 TARGETS
 [ "$status" -eq 0 ] && { rm -rf "$artifacts"; echo "fuzz-smoke: all targets passed"; }
 exit "$status"
