@@ -125,8 +125,10 @@ spconv::onnx_import::computeConvGeometry(const onnx::NodeProto &node,
       // ONNX: output = ceil(in / stride); the total padding makes the last window fit, and
       // an odd total puts the extra row/column at the end (UPPER) or the beginning (LOWER).
       for (int i = 0; i < 2; ++i) {
+        // (out - 1) * stride < in, so neither that product nor its difference with `in`
+        // overflows; adding the filter extent last keeps the total below the extent.
         int64_t out = llvm::divideCeil(inHW[i], g.strides[i]);
-        int64_t total = (out - 1) * g.strides[i] + extent[i] - inHW[i];
+        int64_t total = ((out - 1) * g.strides[i] - inHW[i]) + extent[i];
         total = std::max<int64_t>(total, 0);
         int64_t small = total / 2, large = total - small;
         g.pads[i] = autoPad == "SAME_UPPER" ? small : large;

@@ -12,6 +12,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -294,6 +295,194 @@ static LogicalResult checkWindowAttributes(const OnnxGraph &graph) {
   return success();
 }
 
+/// Calls to the model-local functions (ModelProto.functions) made by `nodes` and, inside
+/// their graph attributes (If/Loop/Scan bodies), by the nodes of those graphs.
+static void collectCalls(const google::protobuf::RepeatedPtrField<onnx::NodeProto> &nodes,
+                         const llvm::StringMap<SmallVector<unsigned>> &functionIndex,
+                         SmallVectorImpl<unsigned> &callees) {
+  for (const onnx::NodeProto &node : nodes) {
+    auto it = functionIndex.find(node.domain() + ":" + node.op_type());
+    if (it != functionIndex.end())
+      callees.append(it->second.begin(), it->second.end());
+    for (const onnx::AttributeProto &attr : node.attribute()) {
+      if (attr.has_g())
+        collectCalls(attr.g().node(), functionIndex, callees);
+      for (const onnx::GraphProto &graph : attr.graphs())
+        collectCalls(graph.node(), functionIndex, callees);
+    }
+  }
+}
+
+/// ONNX's shape inference infers a call to a model-local function by inferring its body,
+/// recursively and without a depth limit: a function that calls itself (directly or through
+/// others) overflows the stack, and a long chain of calls can too. Both are refused here.
+static LogicalResult checkLocalFunctions(const OnnxGraph &graph) {
+  const auto &functions = graph.model.functions();
+  if (functions.empty())
+    return success();
+  // ONNX keys local functions by "domain:name"; a call may reach any of the functions
+  // that share a key (which one ONNX picks is its business).
+  llvm::StringMap<SmallVector<unsigned>> functionIndex;
+  for (int i = 0; i < functions.size(); ++i)
+    functionIndex[functions[i].domain() + ":" + functions[i].name()].push_back(i);
+  std::vector<SmallVector<unsigned>> callees(functions.size());
+  for (int i = 0; i < functions.size(); ++i)
+    collectCalls(functions[i].node(), functionIndex, callees[i]);
+  // Longest call chain starting at each function, by depth-first search; a function met
+  // again while it is on the current path is a cycle.
+  constexpr unsigned kMaxDepth = 16;
+  enum class State { New, OnPath, Done };
+  std::vector<State> state(functions.size(), State::New);
+  std::vector<unsigned> depth(functions.size(), 1);
+  for (int root = 0; root < functions.size(); ++root) {
+    if (state[root] != State::New)
+      continue;
+    // (function, next callee to visit)
+    SmallVector<std::pair<unsigned, unsigned>> stack{{unsigned(root), 0}};
+    state[root] = State::OnPath;
+    while (!stack.empty()) {
+      auto &[f, next] = stack.back();
+      if (next == callees[f].size()) {
+        state[f] = State::Done;
+        unsigned done = f;
+        stack.pop_back();
+        if (!stack.empty())
+          depth[stack.back().first] = std::max(depth[stack.back().first], depth[done] + 1);
+        continue;
+      }
+      unsigned callee = callees[f][next++];
+      if (state[callee] == State::OnPath)
+        return emitError(graph.fileLoc())
+               << "model-local function '" << functions[callee].domain() << ":"
+               << functions[callee].name()
+               << "' calls itself (directly or through other functions)";
+      if (state[callee] == State::Done) {
+        depth[f] = std::max(depth[f], depth[callee] + 1);
+        continue;
+      }
+      state[callee] = State::OnPath;
+      stack.push_back({callee, 0});
+    }
+  }
+  for (int i = 0; i < functions.size(); ++i)
+    if (depth[i] > kMaxDepth)
+      return emitError(graph.fileLoc())
+             << "model-local function '" << functions[i].domain() << ":"
+             << functions[i].name() << "' nests calls " << depth[i]
+             << " functions deep; at most " << kMaxDepth << " are supported";
+  return success();
+}
+
+/// Bytes per element of the fixed-size ONNX element types (0: none, or not fixed).
+static size_t elemSize(int32_t elemType) {
+  switch (elemType) {
+  case onnx::TensorProto::UINT8:
+  case onnx::TensorProto::INT8:
+  case onnx::TensorProto::BOOL: return 1;
+  case onnx::TensorProto::UINT16:
+  case onnx::TensorProto::INT16:
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16: return 2;
+  case onnx::TensorProto::FLOAT:
+  case onnx::TensorProto::INT32:
+  case onnx::TensorProto::UINT32: return 4;
+  case onnx::TensorProto::INT64:
+  case onnx::TensorProto::UINT64:
+  case onnx::TensorProto::DOUBLE:
+  case onnx::TensorProto::COMPLEX64: return 8;
+  case onnx::TensorProto::COMPLEX128: return 16;
+  default: return 0;
+  }
+}
+
+/// ONNX 1.12's shape inference reads constant inputs (a Reshape's shape, a Tile's repeats,
+/// ...) with ParseData, which sizes its vector as raw_data.size() / sizeof(T) and then
+/// copies all of raw_data into it: raw data that is not a whole number of elements
+/// overflows the heap inside libonnx. Every tensor in the model (initializers, sparse
+/// initializers, tensor attributes, in every graph, subgraph and local function) must
+/// therefore hold whole elements.
+namespace {
+struct RawDataChecker {
+  const OnnxGraph &graph;
+
+  LogicalResult tensor(const onnx::TensorProto &t, Location loc) {
+    size_t size = elemSize(t.data_type());
+    if (!t.has_raw_data() || size <= 1 || t.raw_data().size() % size == 0)
+      return success();
+    return emitError(loc) << "tensor '" << t.name() << "' holds " << t.raw_data().size()
+                          << " bytes of raw data, not a whole number of "
+                          << elemTypeName(t.data_type()) << " elements (" << size
+                          << " bytes each)";
+  }
+  LogicalResult sparse(const onnx::SparseTensorProto &t, Location loc) {
+    return success(succeeded(tensor(t.values(), loc)) && succeeded(tensor(t.indices(), loc)));
+  }
+  LogicalResult nodes(const google::protobuf::RepeatedPtrField<onnx::NodeProto> &list,
+                      bool topLevel) {
+    for (int i = 0; i < list.size(); ++i) {
+      Location loc = topLevel ? graph.fileNodeLoc(i) : graph.fileLoc();
+      for (const onnx::AttributeProto &attr : list[i].attribute()) {
+        if (attr.has_t() && failed(tensor(attr.t(), loc)))
+          return failure();
+        for (const onnx::TensorProto &t : attr.tensors())
+          if (failed(tensor(t, loc)))
+            return failure();
+        if (attr.has_sparse_tensor() && failed(sparse(attr.sparse_tensor(), loc)))
+          return failure();
+        for (const onnx::SparseTensorProto &t : attr.sparse_tensors())
+          if (failed(sparse(t, loc)))
+            return failure();
+        if (attr.has_g() && failed(subgraph(attr.g(), /*topLevel=*/false)))
+          return failure();
+        for (const onnx::GraphProto &g : attr.graphs())
+          if (failed(subgraph(g, /*topLevel=*/false)))
+            return failure();
+      }
+    }
+    return success();
+  }
+  LogicalResult subgraph(const onnx::GraphProto &g, bool topLevel) {
+    for (const onnx::TensorProto &t : g.initializer())
+      if (failed(tensor(t, graph.fileLoc())))
+        return failure();
+    for (const onnx::SparseTensorProto &t : g.sparse_initializer())
+      if (failed(sparse(t, graph.fileLoc())))
+        return failure();
+    return nodes(g.node(), topLevel);
+  }
+  LogicalResult model() {
+    if (failed(subgraph(graph.model.graph(), /*topLevel=*/true)))
+      return failure();
+    for (const onnx::FunctionProto &f : graph.model.functions())
+      if (failed(nodes(f.node(), /*topLevel=*/false)))
+        return failure();
+    return success();
+  }
+};
+} // namespace
+
+/// The listing (a JSON file) names nodes, values, op types and domains; JSON strings must be
+/// UTF-8, and replacing bad bytes would make distinct names equal. Such names are refused.
+static LogicalResult checkNames(const OnnxGraph &graph) {
+  const onnx::GraphProto &g = graph.model.graph();
+  auto bad = [](const std::string &s) { return !llvm::json::isUTF8(s); };
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto &node = g.node(i);
+    bool invalid = bad(node.name()) || bad(node.op_type()) || bad(node.domain()) ||
+                   llvm::any_of(node.input(), bad) || llvm::any_of(node.output(), bad);
+    if (invalid)
+      return emitError(graph.fileNodeLoc(i))
+             << "node " << i << " has a name, op type, domain or input/output name that is "
+                "not valid UTF-8";
+  }
+  for (const auto *list : {&g.input(), &g.output()})
+    for (const onnx::ValueInfoProto &info : *list)
+      if (bad(info.name()))
+        return emitError(graph.fileLoc())
+               << "a graph input or output has a name that is not valid UTF-8";
+  return success();
+}
+
 LogicalResult spconv::onnx_import::readOnnxModel(StringRef path, StringRef bytes,
                                                  const OnnxImportOptions &options,
                                                  OnnxGraph &graph) {
@@ -320,7 +509,9 @@ LogicalResult spconv::onnx_import::readOnnxModel(StringRef path, StringRef bytes
   if (graph.opset <= 0)
     return emitError(graph.fileLoc()) << "the model imports no version of the ONNX operator set";
 
-  if (failed(applyShapeOptions(graph, options)) || failed(checkWindowAttributes(graph)))
+  if (failed(checkNames(graph)) || failed(applyShapeOptions(graph, options)) ||
+      failed(checkWindowAttributes(graph)) || failed(checkLocalFunctions(graph)) ||
+      failed(RawDataChecker{graph}.model()))
     return failure();
   if (std::optional<std::string> error = runOnnxShapeInference(graph.model))
     return emitError(graph.fileLoc()) << "ONNX shape inference failed: " << *error;

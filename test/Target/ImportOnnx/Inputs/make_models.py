@@ -241,6 +241,79 @@ m = onnx.load(os.path.join(OUT, "bn_bad_params.onnx"))
 m.graph.initializer.append(init("s", np.ones(3, np.float32)))
 onnx.save(m, os.path.join(OUT, "bn_bad_params.onnx"))
 
+# --- what the fuzzer found (fuzz/onnx-import/regression, docs/reliability.md) ----------------
+# Weights of a higher rank than the input: ONNX 1.12's Conv/ConvTranspose/ConvInteger shape
+# inference read past the input's dims and crashed.
+bad("rank_mismatch", inputs=[vi("x", [1, 4, 6])])
+save("convtranspose_rank_mismatch",
+     [helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv")],
+     [vi("x", [1, 4])], [vi("y", None)], [init("w", pruned(4, 4, 3, 3))])
+
+
+# auto_pad (even NOTSET) with a stride of 2 on a 2^40-row input: ONNX 1.12's Conv inference
+# subtracted the stride from 2^40 one step at a time (minutes; 2^62 would never end).
+save("autopad_huge_input", [helper.make_node("Conv", ["x", "w"], ["y"], name="conv",
+                                             auto_pad="NOTSET", strides=[2, 2])],
+     [vi("x", [1, 4, 1 << 40, 6])], [vi("y", None)], [w])
+# A zero stride inside an If branch (the main graph's are refused before inference):
+# a division by zero in ONNX's Conv inference.
+zero_stride_branch = helper.make_graph(
+    [helper.make_node("Conv", ["x", "w"], ["t"], name="inner", strides=[0, 1])],
+    "then", [], [vi("t", None)])
+save("subgraph_zero_stride", [
+    helper.make_node("If", ["c"], ["y"], name="if", then_branch=zero_stride_branch,
+                     else_branch=zero_stride_branch)],
+    x + [vi("c", [], TensorProto.BOOL)], [vi("y", None)], [w])
+
+
+# Model-local functions that call themselves, or nest too deep: ONNX's shape inference
+# recursed into them until the stack overflowed.
+def functions_model(name, calls):
+    """calls: {function name: [names it calls]}; the graph calls the first one."""
+    fns = [helper.make_function("local", f, ["a"], ["b"],
+                                [helper.make_node(c, ["a"], ["b"], domain="local") for c in cs]
+                                or [helper.make_node("Relu", ["a"], ["b"])],
+                                [helper.make_opsetid("", 13), helper.make_opsetid("local", 1)])
+           for f, cs in calls.items()]
+    graph = helper.make_graph(
+        [helper.make_node(next(iter(calls)), ["x"], ["y"], name="call", domain="local"),
+         helper.make_node("Conv", ["y", "w"], ["z"], name="conv")],
+        name, [vi("x", [1, 4, 6, 6])], [vi("z", None)], [w])
+    model = helper.make_model(graph, functions=fns, opset_imports=[
+        helper.make_opsetid("", 13), helper.make_opsetid("local", 1)])
+    with open(os.path.join(OUT, name + ".onnx"), "wb") as f:
+        f.write(model.SerializeToString())
+
+
+functions_model("recursive_function", {"Act": ["Act"]})
+functions_model("mutually_recursive_functions", {"A": ["B"], "B": ["C"], "C": ["A"]})
+functions_model("deep_functions", {f"F{i}": [f"F{i + 1}"] for i in range(20)} | {"F20": []})
+functions_model("nested_functions", {f"F{i}": [f"F{i + 1}"] for i in range(15)} | {"F15": []})
+
+# A huge input with SAME padding and a huge dilation: the total padding overflowed int64.
+bad("same_pad_overflow", inputs=[vi("x", [1, 4, 1 << 62, 6])],
+    weights=init("w", pruned(4, 4, 3, 1)), attrs={"auto_pad": "SAME_UPPER",
+                                                 "dilations": [1 << 61, 1]})
+
+# Raw data that is not a whole number of elements (an int64 shape of 7 bytes): ONNX 1.12's
+# ParseData copied all of it into a vector of raw size / 8 elements (a heap overflow).
+shape7 = TensorProto()
+shape7.name, shape7.data_type = "shape", TensorProto.INT64
+shape7.dims.append(1)
+shape7.raw_data = b"\x01" * 7
+save("raw_data_partial_element", [helper.make_node("Reshape", ["x", "shape"], ["r"], name="reshape"),
+                                  helper.make_node("Conv", ["x", "w"], ["y"], name="conv")],
+     x, [vi("y", None), vi("r", None)], [w, shape7])
+
+# Names that are not UTF-8 cannot go into the JSON listing.
+save("non_utf8_name", [helper.make_node("Conv", ["x", "w"], ["y"], name="conv")], x,
+     [vi("y", None)], [w])
+m = onnx.load(os.path.join(OUT, "non_utf8_name.onnx"))
+m.graph.node[0].name = b"conv\xff".decode("latin-1")
+raw = m.SerializeToString().replace(b"conv\xc3\xbf", b"conv\xff\xfe")  # same length
+with open(os.path.join(OUT, "non_utf8_name.onnx"), "wb") as f:
+    f.write(raw)
+
 good = open(os.path.join(OUT, "constant_weights.onnx"), "rb").read()
 with open(os.path.join(OUT, "truncated.onnx"), "wb") as f:
     f.write(good[: len(good) // 2])
