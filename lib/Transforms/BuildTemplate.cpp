@@ -5,6 +5,7 @@
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -35,7 +36,8 @@ OwningOpRef<ModuleOp> spconv::buildNVVMTemplate(MLIRContext *ctx, const ConvShap
   DialectRegistry registry;
   registerLoweringInterfaces(registry);
   ctx->appendDialectRegistry(registry);
-  ctx->loadDialect<arith::ArithDialect, gpu::GPUDialect, LLVM::LLVMDialect,
+  ctx->loadDialect<affine::AffineDialect, arith::ArithDialect, gpu::GPUDialect,
+                   LLVM::LLVMDialect,
                    memref::MemRefDialect, NVVM::NVVMDialect, scf::SCFDialect>();
   OwningOpRef<ModuleOp> scratch = ModuleOp::create(loc);
   gpu::GPUModuleOp gpuModule = getOrCreateKernelModule(*scratch);

@@ -3,10 +3,14 @@
 #include "spconv/Conversion/ConvTemplate/Placeholder.h"
 #include "spconv/Dialect/Spconv/IR/SpconvOps.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <cstdlib>
+#include <string>
 
 using namespace mlir;
 using namespace spconv;
@@ -124,6 +128,126 @@ SmallVector<Value> ConvTemplateEmitter::emitInitialAccumulators(OpBuilder &b, Lo
   return accs;
 }
 
+Value ConvTemplateEmitter::emitThreadBase(OpBuilder &b, Location loc, Value tid) const {
+  // The thread's first input element in a channel plane; every load of a chunk adds a
+  // constant to it, which the backend folds into the address.
+  Value tq = cst(b, loc, tiling.threadsQ);
+  Value ty = arith::DivUIOp::create(b, loc, tid, tq);
+  Value tx = arith::RemUIOp::create(b, loc, tid, tq);
+  return arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, ty, cst(b, loc, geom.tileStrideH * geom.inTileW)),
+      arith::MulIOp::create(b, loc, tx, cst(b, loc, geom.tileStrideW)));
+}
+
+void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, int64_t kb,
+                                        int64_t chunk, Value tile,
+                                        SmallVectorImpl<Value> &accs) const {
+  MLIRContext *ctx = b.getContext();
+  int64_t opt = tiling.outputsPerThread;
+  int64_t kLo = kb * tiling.blockK;
+  int64_t kN = std::min(tiling.blockK, shape.k - kLo);
+  int64_t c0 = chunk * tiling.chunkC;
+  int64_t chunkChannels = std::min(tiling.chunkC, geom.windowC - c0);
+  int64_t plane = geom.inTileH * geom.inTileW;
+  int64_t cpg = shape.cpg(), kpg = shape.kpg();
+  Type f32 = b.getF32Type();
+  Value base = emitThreadBase(b, loc, tid);
+
+  // Private register arrays: the accumulators (kk, o) and the inputs of one (c, r, s) (o).
+  // Once the nest is fully unrolled every access has constant indices, and
+  // unrollTemplateNests forwards stores to loads so that neither array is left in memory.
+  auto accType = MemRefType::get({kN, opt}, f32);
+  auto inType = MemRefType::get({opt}, f32);
+  Value accBuf = memref::AllocaOp::create(b, loc, accType);
+  Value inBuf = memref::AllocaOp::create(b, loc, inType);
+  auto constMap = [&](int64_t i, int64_t j) {
+    return AffineMap::get(0, 0, {getAffineConstantExpr(i, ctx), getAffineConstantExpr(j, ctx)},
+                          ctx);
+  };
+  for (int64_t kk = 0; kk < kN; ++kk)
+    for (int64_t o = 0; o < opt; ++o)
+      affine::AffineStoreOp::create(b, loc, accs[kk * opt + o], accBuf, constMap(kk, o),
+                                    ValueRange{});
+
+  AffineExpr dCc = getAffineDimExpr(0, ctx), dR = getAffineDimExpr(1, ctx),
+             dS = getAffineDimExpr(2, ctx), d3 = getAffineDimExpr(3, ctx);
+  // cw: the input channel's position in the channel block's window.
+  AffineExpr cw = dCc + c0;
+  // Tile offset of input (cc, r, s) for output o (d3), relative to the thread's base.
+  AffineMap offMap = AffineMap::get(
+      4, 0,
+      dCc * plane + dR * (shape.dh * geom.inTileW) + dS * shape.dw +
+          d3 * (tiling.threadsQ * geom.tileStrideW));
+  // Flat KCRS index of weight (kLo + kk (d3), cw % cpg, r, s). Without groups cw < C = cpg.
+  AffineExpr cInGroup = shape.groups > 1 ? cw % cpg : cw;
+  AffineMap widxMap = AffineMap::get(
+      4, 0, (((d3 + kLo) * cpg + cInGroup) * shape.r + dR) * shape.s + dS);
+
+  auto loopOver = [&](int64_t n, function_ref<void(Value)> body) {
+    auto loop = affine::AffineForOp::create(b, loc, 0, n);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    body(loop.getInductionVar());
+  };
+  loopOver(chunkChannels, [&](Value cc) {
+    loopOver(shape.r, [&](Value r) {
+      loopOver(shape.s, [&](Value s) {
+        // One shared load per output of the thread, reused by every channel of the block.
+        // The address is arith on an affine.apply of the IVs, not an affine.load: the base
+        // comes from gpu.thread_id, which is not a valid affine symbol inside gpu.func (no
+        // affine scope), and the tile is read by other threads (memref.load keeps it an
+        // ordinary shared-memory access for the unroller to leave alone).
+        loopOver(opt, [&](Value o) {
+          Value off = affine::AffineApplyOp::create(b, loc, offMap, ValueRange{cc, r, s, o});
+          Value idx = arith::AddIOp::create(b, loc, base, off);
+          Value v = memref::LoadOp::create(b, loc, tile, ValueRange{idx});
+          affine::AffineStoreOp::create(b, loc, v, inBuf, ValueRange{o});
+        });
+        // Groups: only output channels of window channel cw's group have weights for it,
+        // kLo + kk in [g * kpg, (g + 1) * kpg) with g = kLo / kpg + cw / cpg (without
+        // groups, cpg = C and kpg = K make that every kk). Cross-group FMAs are never emitted.
+        AffineMap lbMap = AffineMap::getConstantMap(0, ctx);
+        AffineMap ubMap = AffineMap::getConstantMap(kN, ctx);
+        SmallVector<Value> boundOperands;
+        if (shape.groups > 1) {
+          AffineExpr g = (getAffineDimExpr(0, ctx) + c0).floorDiv(cpg);
+          int64_t k0 = kLo / kpg * kpg - kLo; // first channel of the block's first group
+          lbMap = AffineMap::get(
+              1, 0, {getAffineConstantExpr(0, ctx), g * kpg + k0}, ctx);
+          ubMap = AffineMap::get(
+              1, 0, {getAffineConstantExpr(kN, ctx), g * kpg + (k0 + kpg)}, ctx);
+          boundOperands.push_back(cc);
+        }
+        auto kLoop =
+            affine::AffineForOp::create(b, loc, boundOperands, lbMap, boundOperands, ubMap);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(kLoop.getBody());
+        Value kk = kLoop.getInductionVar();
+        // The placeholder of weight widx: the f32 with bits kWeightBits | (widx + 1)
+        // (Placeholder.h); widx + 1 < 2^22, so the or is an add. Constant IVs fold it to
+        // the immediate.
+        Value widx = affine::AffineApplyOp::create(b, loc, widxMap, ValueRange{cc, r, s, kk});
+        Value bits = arith::AddIOp::create(
+            b, loc, arith::IndexCastOp::create(b, loc, b.getI32Type(), widx),
+            arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                         int64_t(placeholder::kWeightBits) + 1));
+        Value w = arith::BitcastOp::create(b, loc, f32, bits);
+        loopOver(opt, [&](Value o) {
+          Value x = affine::AffineLoadOp::create(b, loc, inBuf, ValueRange{o});
+          Value acc = affine::AffineLoadOp::create(b, loc, accBuf, ValueRange{kk, o});
+          // llvm.intr.fma rather than math.fma: the latter becomes a libdevice call on NVVM.
+          Value fma = LLVM::FMAOp::create(b, loc, x, w, acc);
+          affine::AffineStoreOp::create(b, loc, fma, accBuf, ValueRange{kk, o});
+        });
+      });
+    });
+  });
+  for (int64_t kk = 0; kk < kN; ++kk)
+    for (int64_t o = 0; o < opt; ++o)
+      accs[kk * opt + o] =
+          affine::AffineLoadOp::create(b, loc, accBuf, constMap(kk, o), ValueRange{});
+}
+
 void ConvTemplateEmitter::emitChunkFMAs(OpBuilder &b, Location loc, Value tid, int64_t kb,
                                         int64_t chunk, Value tile,
                                         SmallVectorImpl<Value> &accs) const {
@@ -138,14 +262,7 @@ void ConvTemplateEmitter::emitChunkFMAs(OpBuilder &b, Location loc, Value tid, i
   // have weights (without groups, cpg = C and kpg = K make every pair the same group).
   int64_t cpg = shape.cpg(), kpg = shape.kpg();
   auto groupOfK = [&](int64_t kk) { return (kLo + kk) / kpg - kLo / kpg; };
-  // The thread's first input element in a channel plane; every load below adds a constant
-  // to it, which the backend folds into the address.
-  Value tq = cst(b, loc, tiling.threadsQ);
-  Value ty = arith::DivUIOp::create(b, loc, tid, tq);
-  Value tx = arith::RemUIOp::create(b, loc, tid, tq);
-  Value base = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, ty, cst(b, loc, geom.tileStrideH * geom.inTileW)),
-      arith::MulIOp::create(b, loc, tx, cst(b, loc, geom.tileStrideW)));
+  Value base = emitThreadBase(b, loc, tid);
   SmallVector<Value> in(opt);
   for (int64_t cc = 0; cc < chunkChannels; ++cc) {
     for (int64_t r = 0; r < shape.r; ++r) {
@@ -215,6 +332,14 @@ void ConvTemplateEmitter::emitStore(OpBuilder &b, Location loc, Value tid, const
       memref::StoreOp::create(b, loc, v, output, ValueRange{bc.n, k, p, q});
     }
   }
+}
+
+bool spconv::useLegacyFMAEmitter() {
+  static const bool legacy = [] {
+    const char *v = std::getenv("SPCONV_FMA_EMITTER");
+    return v && std::string(v) == "legacy";
+  }();
+  return legacy;
 }
 
 LogicalResult spconv::checkLowerable(Conv2DOp op) {

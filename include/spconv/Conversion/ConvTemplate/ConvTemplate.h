@@ -48,6 +48,14 @@ public:
   void emitChunkFMAs(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid, int64_t kb,
                      int64_t chunk, mlir::Value tile,
                      llvm::SmallVectorImpl<mlir::Value> &accs) const;
+  /// The FMAs of channel chunk `chunk` for channel block `kb` as an affine nest over
+  /// (cc, r, s, [o], kk, o) whose weights are computed from the induction variables
+  /// (docs/design.md, "The kernel"). The accumulators live in a private register array
+  /// during the nest: `accs` are stored into it before and reloaded from it after, so
+  /// unrollTemplateNests (UnrollNests.h) turns it back into exactly emitChunkFMAs's code.
+  void emitChunkNest(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid, int64_t kb,
+                     int64_t chunk, mlir::Value tile,
+                     llvm::SmallVectorImpl<mlir::Value> &accs) const;
   /// Stores the thread's outputs (after the activation) where they fall inside the output.
   /// Channel kk of block `kb` goes to output channel kb * blockK + kk, or, when `kBase` is
   /// given (a block template, whose channel block is only known at run time), to
@@ -57,10 +65,18 @@ public:
                  mlir::Value kBase = nullptr) const;
 
 private:
+  /// Tile index of the thread's first input in a channel plane.
+  mlir::Value emitThreadBase(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid) const;
+
   ConvShape shape;
   Tiling tiling;
   KernelGeometry geom;
 };
+
+/// Temporary, while both routes exist: SPCONV_FMA_EMITTER=legacy selects emitChunkFMAs
+/// (the hand-unrolled FMAs) over emitChunkNest + unrollTemplateNests, for the byte-identity
+/// comparison in scripts/compare-fma-routes.sh.
+bool useLegacyFMAEmitter();
 
 /// Checks what every template lowering needs and reports a located error otherwise.
 mlir::LogicalResult checkLowerable(class Conv2DOp op);
