@@ -47,8 +47,9 @@ for c in "${CASES[@]}"; do
         $flags "$d/conv.mlir" -o "$d/$route.llvm-fold.ptx"
       cpu=--convert-spconv-to-cpu
       [ -n "$flags" ] && cpu="$cpu=${flags//--/}"
-      env "${env[@]}" "$BIN/spconv-opt" "$d/conv.mlir" "$cpu" --canonicalize --cse \
-        -o "$d/$route.cpu.mlir"
+      env "${env[@]}" "$BIN/spconv-opt" "$d/conv.mlir" "$cpu" -o "$d/$route.cpu.raw.mlir"
+      /usr/bin/python3 "$(dirname "$0")/normalize-constants.py" "$d/$route.cpu.raw.mlir" \
+        >"$d/$route.cpu.mlir"
       env "${env[@]}" "$BIN/spconv-cpu-check" "$d/conv.mlir" $flags >"$d/$route.cpu-check.txt"
     }
   done

@@ -74,7 +74,11 @@ static LogicalResult unrollFully(affine::AffineForOp loop) {
                             "enclosing loops are unrolled: it is fully unrolled so that "
                             "its weights become immediates");
   int64_t lb = *llvm::max_element(lbs), ub = *llvm::min_element(ubs);
-  if (ub <= lb) {
+  // No iteration, or nothing to repeat (loopUnrollFull leaves such loops in place).
+  bool emptyBody = loop.getBody()->without_terminator().empty();
+  if (emptyBody && loop.getNumResults())
+    return loop.emitOpError("in a spconv template carries values through an empty body");
+  if (ub <= lb || emptyBody) {
     loop->replaceAllUsesWith(loop.getInits());
     loop.erase();
     return success();
