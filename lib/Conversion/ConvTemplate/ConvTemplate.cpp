@@ -153,13 +153,16 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
   Type f32 = b.getF32Type();
   Value base = emitThreadBase(b, loc, tid);
 
-  // Private register arrays: the accumulators (kk, o) and the inputs of one (c, r, s) (o).
-  // Once the nest is fully unrolled every access has constant indices, and
-  // unrollTemplateNests forwards stores to loads so that neither array is left in memory.
+  // Private register arrays: the accumulators (kk, o) and, with several outputs per thread,
+  // the inputs of one (c, r, s) (o). Once the nest is fully unrolled every access has
+  // constant indices, and unrollTemplateNests forwards stores to loads so that neither array
+  // is left in memory. With one output per thread there is no o loop (it would have one
+  // iteration, and unrolling big templates is paid per op): the input is an SSA value.
   auto accType = MemRefType::get({kN, opt}, f32);
-  auto inType = MemRefType::get({opt}, f32);
   Value accBuf = memref::AllocaOp::create(b, loc, accType);
-  Value inBuf = memref::AllocaOp::create(b, loc, inType);
+  Value inBuf;
+  if (opt > 1)
+    inBuf = memref::AllocaOp::create(b, loc, MemRefType::get({opt}, f32));
   auto constMap = [&](int64_t i, int64_t j) {
     return AffineMap::get(0, 0, {getAffineConstantExpr(i, ctx), getAffineConstantExpr(j, ctx)},
                           ctx);
@@ -174,14 +177,18 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
   // cw: the input channel's position in the channel block's window.
   AffineExpr cw = dCc + c0;
   // Tile offset of input (cc, r, s) for output o (d3), relative to the thread's base.
-  AffineMap offMap = AffineMap::get(
-      4, 0,
-      dCc * plane + dR * (shape.dh * geom.inTileW) + dS * shape.dw +
-          d3 * (tiling.threadsQ * geom.tileStrideW));
-  // Flat KCRS index of weight (kLo + kk (d3), cw % cpg, r, s). Without groups cw < C = cpg.
+  AffineExpr off = dCc * plane + dR * (shape.dh * geom.inTileW) + dS * shape.dw;
+  AffineMap offMap = opt > 1 ? AffineMap::get(4, 0, off + d3 * (tiling.threadsQ * geom.tileStrideW))
+                             : AffineMap::get(3, 0, off);
+  // The placeholder bits of weight (kLo + kk (d3), cw % cpg, r, s): the f32 with bits
+  // kWeightBits | (widx + 1) for its flat KCRS index widx (Placeholder.h); widx + 1 < 2^22,
+  // so the or is an add. Without groups cw < C = cpg.
   AffineExpr cInGroup = shape.groups > 1 ? cw % cpg : cw;
-  AffineMap widxMap = AffineMap::get(
-      4, 0, (((d3 + kLo) * cpg + cInGroup) * shape.r + dR) * shape.s + dS);
+  AffineExpr widx = (((d3 + kLo) * cpg + cInGroup) * shape.r + dR) * shape.s + dS;
+  AffineMap bitsMap = AffineMap::get(4, 0, widx + (int64_t(placeholder::kWeightBits) + 1));
+  // acc[kk, o], or acc[kk, 0] without an o loop.
+  AffineMap accMap = opt > 1 ? AffineMap::getMultiDimIdentityMap(2, ctx)
+                             : AffineMap::get(1, 0, {dCc, getAffineConstantExpr(0, ctx)}, ctx);
 
   auto loopOver = [&](int64_t n, function_ref<void(Value)> body) {
     auto loop = affine::AffineForOp::create(b, loc, 0, n);
@@ -197,12 +204,21 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
         // comes from gpu.thread_id, which is not a valid affine symbol inside gpu.func (no
         // affine scope), and the tile is read by other threads (memref.load keeps it an
         // ordinary shared-memory access for the unroller to leave alone).
-        loopOver(opt, [&](Value o) {
-          Value off = affine::AffineApplyOp::create(b, loc, offMap, ValueRange{cc, r, s, o});
-          Value idx = arith::AddIOp::create(b, loc, base, off);
-          Value v = memref::LoadOp::create(b, loc, tile, ValueRange{idx});
-          affine::AffineStoreOp::create(b, loc, v, inBuf, ValueRange{o});
-        });
+        auto loadInput = [&](Value o) -> Value {
+          SmallVector<Value, 4> ivs{cc, r, s};
+          if (o)
+            ivs.push_back(o);
+          Value offset = affine::AffineApplyOp::create(b, loc, offMap, ivs);
+          Value idx = arith::AddIOp::create(b, loc, base, offset);
+          return memref::LoadOp::create(b, loc, tile, ValueRange{idx});
+        };
+        Value x;
+        if (opt > 1)
+          loopOver(opt, [&](Value o) {
+            affine::AffineStoreOp::create(b, loc, loadInput(o), inBuf, ValueRange{o});
+          });
+        else
+          x = loadInput(nullptr);
         // Groups: only output channels of window channel cw's group have weights for it,
         // kLo + kk in [g * kpg, (g + 1) * kpg) with g = kLo / kpg + cw / cpg (without
         // groups, cpg = C and kpg = K make that every kk). Cross-group FMAs are never emitted.
@@ -212,10 +228,9 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
         if (shape.groups > 1) {
           AffineExpr g = (getAffineDimExpr(0, ctx) + c0).floorDiv(cpg);
           int64_t k0 = kLo / kpg * kpg - kLo; // first channel of the block's first group
-          lbMap = AffineMap::get(
-              1, 0, {getAffineConstantExpr(0, ctx), g * kpg + k0}, ctx);
-          ubMap = AffineMap::get(
-              1, 0, {getAffineConstantExpr(kN, ctx), g * kpg + (k0 + kpg)}, ctx);
+          lbMap = AffineMap::get(1, 0, {getAffineConstantExpr(0, ctx), g * kpg + k0}, ctx);
+          ubMap = AffineMap::get(1, 0, {getAffineConstantExpr(kN, ctx), g * kpg + (k0 + kpg)},
+                                 ctx);
           boundOperands.push_back(cc);
         }
         auto kLoop =
@@ -223,22 +238,27 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(kLoop.getBody());
         Value kk = kLoop.getInductionVar();
-        // The placeholder of weight widx: the f32 with bits kWeightBits | (widx + 1)
-        // (Placeholder.h); widx + 1 < 2^22, so the or is an add. Constant IVs fold it to
-        // the immediate.
-        Value widx = affine::AffineApplyOp::create(b, loc, widxMap, ValueRange{cc, r, s, kk});
-        Value bits = arith::AddIOp::create(
-            b, loc, arith::IndexCastOp::create(b, loc, b.getI32Type(), widx),
-            arith::ConstantIntOp::create(b, loc, b.getI32Type(),
-                                         int64_t(placeholder::kWeightBits) + 1));
-        Value w = arith::BitcastOp::create(b, loc, f32, bits);
-        loopOver(opt, [&](Value o) {
-          Value x = affine::AffineLoadOp::create(b, loc, inBuf, ValueRange{o});
-          Value acc = affine::AffineLoadOp::create(b, loc, accBuf, ValueRange{kk, o});
+        // The weight, from the IVs; constant IVs fold it to the placeholder immediate. (The
+        // add of kWeightBits + 1 is in the map rather than an arith.addi on i32: one op less
+        // per FMA to clone and fold, which is what unrolling costs.)
+        Value bits = affine::AffineApplyOp::create(b, loc, bitsMap, ValueRange{cc, r, s, kk});
+        Value w = arith::BitcastOp::create(
+            b, loc, f32, arith::IndexCastOp::create(b, loc, b.getI32Type(), bits));
+        auto fma = [&](Value o) {
+          SmallVector<Value, 2> idx{kk};
+          if (o)
+            idx.push_back(o);
+          Value in = o ? affine::AffineLoadOp::create(b, loc, inBuf, ValueRange{o}).getResult()
+                       : x;
+          Value acc = affine::AffineLoadOp::create(b, loc, accBuf, accMap, idx);
           // llvm.intr.fma rather than math.fma: the latter becomes a libdevice call on NVVM.
-          Value fma = LLVM::FMAOp::create(b, loc, x, w, acc);
-          affine::AffineStoreOp::create(b, loc, fma, accBuf, ValueRange{kk, o});
-        });
+          Value sum = LLVM::FMAOp::create(b, loc, in, w, acc);
+          affine::AffineStoreOp::create(b, loc, sum, accBuf, accMap, idx);
+        };
+        if (opt > 1)
+          loopOver(opt, fma);
+        else
+          fma(nullptr);
       });
     });
   });

@@ -2,9 +2,11 @@
 //
 // Unrolls outermost first: the kk loop's bounds depend on cc (groups), so they are constant
 // only once cc is. Each loop is unrolled once with its body still rolled, so the work is
-// linear in the size of the result. Folding and register forwarding run once per nest over
-// the straight-line result, in program order, instead of a greedy rewrite of the whole
-// kernel (docs/design.md, "The kernel").
+// linear in the size of the result. The constant arithmetic of the copies is folded as soon
+// as a loop is unrolled (its induction variable copies) or an innermost loop is (the
+// weights), while the code is small; register forwarding runs once per block, in program
+// order. No greedy rewrite of the whole kernel: what unrolling costs is per op, and a
+// template holds 10^5 FMAs (docs/design.md, "The kernel").
 //
 //===----------------------------------------------------------------------===//
 #include "spconv/Conversion/ConvTemplate/UnrollNests.h"
@@ -12,49 +14,87 @@
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Affine/LoopUtils.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Transforms/FoldUtils.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace spconv;
 
-static LogicalResult foldMap(AffineMap map, ValueRange operands,
-                             SmallVectorImpl<int64_t> &results);
+static std::optional<int64_t> constIndex(Value v);
 
-/// The value of index `v` if it is a constant or an affine.apply of such (what the copies of
-/// an unrolled loop's induction variable are until they are folded).
-static std::optional<int64_t> constIndex(Value v) {
-  if (std::optional<int64_t> c = getConstantIntValue(v))
-    return c;
-  auto apply = v.getDefiningOp<affine::AffineApplyOp>();
-  SmallVector<int64_t> results;
-  if (!apply || failed(foldMap(apply.getAffineMap(), apply.getMapOperands(), results)))
+/// Evaluates `e` on constant dims and symbols (`values`: dims, then symbols) without
+/// building affine expressions: this runs for every access and bound of an unrolled nest.
+static std::optional<int64_t> evaluate(AffineExpr e, unsigned numDims,
+                                       ArrayRef<int64_t> values) {
+  if (auto c = dyn_cast<AffineConstantExpr>(e))
+    return c.getValue();
+  if (auto d = dyn_cast<AffineDimExpr>(e))
+    return values[d.getPosition()];
+  if (auto sym = dyn_cast<AffineSymbolExpr>(e))
+    return values[numDims + sym.getPosition()];
+  auto bin = cast<AffineBinaryOpExpr>(e);
+  std::optional<int64_t> l = evaluate(bin.getLHS(), numDims, values);
+  std::optional<int64_t> r = evaluate(bin.getRHS(), numDims, values);
+  if (!l || !r)
     return std::nullopt;
-  return results.front();
+  switch (e.getKind()) {
+  case AffineExprKind::Add:
+    return *l + *r;
+  case AffineExprKind::Mul:
+    return *l * *r;
+  case AffineExprKind::FloorDiv:
+    return *r == 0 ? std::nullopt : std::optional<int64_t>(llvm::divideFloorSigned(*l, *r));
+  case AffineExprKind::CeilDiv:
+    return *r == 0 ? std::nullopt : std::optional<int64_t>(llvm::divideCeilSigned(*l, *r));
+  case AffineExprKind::Mod:
+    return *r <= 0 ? std::nullopt : std::optional<int64_t>(llvm::mod(*l, *r));
+  default:
+    return std::nullopt;
+  }
 }
 
 /// Evaluates `map` on `operands`, which must all be constant indices.
 static LogicalResult foldMap(AffineMap map, ValueRange operands,
                              SmallVectorImpl<int64_t> &results) {
-  Builder b(map.getContext());
-  SmallVector<Attribute> attrs;
+  SmallVector<int64_t, 8> values;
   for (Value v : operands) {
     std::optional<int64_t> c = constIndex(v);
     if (!c)
       return failure();
-    attrs.push_back(b.getIndexAttr(*c));
+    values.push_back(*c);
   }
-  SmallVector<Attribute> folded;
-  if (failed(map.constantFold(attrs, folded)))
-    return failure();
-  for (Attribute a : folded)
-    results.push_back(cast<IntegerAttr>(a).getInt());
+  for (AffineExpr e : map.getResults()) {
+    std::optional<int64_t> r = evaluate(e, map.getNumDims(), values);
+    if (!r)
+      return failure();
+    results.push_back(*r);
+  }
   return success();
+}
+
+/// The value of index `v` if it is a constant or an affine.apply of such (what the copies of
+/// an unrolled loop's induction variable are until they are folded).
+static std::optional<int64_t> constIndex(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  // arith.constant first, without the generic matcher: this runs for every operand.
+  if (auto c = dyn_cast<arith::ConstantOp>(def))
+    if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+      return i.getInt();
+  auto apply = dyn_cast<affine::AffineApplyOp>(def);
+  if (!apply)
+    return getConstantIntValue(v);
+  SmallVector<int64_t, 1> results;
+  if (failed(foldMap(apply.getAffineMap(), apply.getMapOperands(), results)))
+    return std::nullopt;
+  return results.front();
 }
 
 /// The first op of the range after `prev` (the block's first op when `prev` is null).
@@ -62,8 +102,105 @@ static Operation *after(Block *block, Operation *prev) {
   return prev ? prev->getNextNode() : &block->front();
 }
 
+/// The constant `bits` of type `type` (an integer or index, or f32 bits) as an attribute.
+static TypedAttr toAttr(Type type, int64_t bits) {
+  if (type.isF32())
+    return FloatAttr::get(type, APFloat(APFloat::IEEEsingle(), APInt(32, uint32_t(bits))));
+  return IntegerAttr::get(type, bits);
+}
+
+/// Constants materialized at the function entry, one per value (what OperationFolder does,
+/// without building an attribute per use).
+class EntryConstants {
+public:
+  explicit EntryConstants(Operation *func)
+      : builder(OpBuilder::atBlockBegin(&func->getRegion(0).front())) {}
+  Value get(Type type, int64_t bits, Location loc) {
+    Value &c = cache[{type, bits}];
+    if (!c)
+      c = arith::ConstantOp::create(builder, loc, toAttr(type, bits));
+    return c;
+  }
+
+private:
+  OpBuilder builder;
+  DenseMap<std::pair<Type, int64_t>, Value> cache;
+};
+
+/// Width of an integer or index value (index: 64, as the fold evaluates it).
+static unsigned widthOf(Type type) {
+  return type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
+}
+
+/// Folds the constant arithmetic of [first, end), an unrolled nest, in program order: the
+/// induction variable copies, tile offsets and weight placeholders (affine.apply, then
+/// arith.index_cast, arith.addi and arith.bitcast to f32 of constants: what emitChunkNest
+/// writes and affine transformations add). Values are kept as integers (f32 as bits) and
+/// materialized only where an op that stays (an address add, an FMA) uses them: the generic
+/// OperationFolder, which builds an attribute per folded op, made unrolling 3x slower.
+static void foldConstants(Operation *first, Operation *end, EntryConstants &constants) {
+  DenseMap<Value, int64_t> known;
+  SmallVector<Operation *> folded;
+  auto valueOf = [&](Value v) -> std::optional<int64_t> {
+    auto it = known.find(v);
+    if (it != known.end())
+      return it->second;
+    return constIndex(v);
+  };
+  auto fold = [&](Operation *op) -> std::optional<int64_t> {
+    if (auto apply = dyn_cast<affine::AffineApplyOp>(op)) {
+      SmallVector<int64_t, 4> values;
+      for (Value v : apply.getMapOperands()) {
+        std::optional<int64_t> c = valueOf(v);
+        if (!c)
+          return std::nullopt;
+        values.push_back(*c);
+      }
+      AffineMap map = apply.getAffineMap();
+      return evaluate(map.getResult(0), map.getNumDims(), values);
+    }
+    Type type = op->getNumResults() == 1 ? op->getResult(0).getType() : Type();
+    if (!type || !(type.isIntOrIndex() || type.isF32()))
+      return std::nullopt;
+    if (auto cast = dyn_cast<arith::IndexCastOp>(op)) {
+      std::optional<int64_t> v = valueOf(cast.getIn());
+      if (v && cast.getIn().getType().isIndex())
+        return llvm::SignExtend64(uint64_t(*v), widthOf(type));
+    } else if (auto add = dyn_cast<arith::AddIOp>(op)) {
+      std::optional<int64_t> l = valueOf(add.getLhs()), r = valueOf(add.getRhs());
+      if (l && r)
+        return llvm::SignExtend64(uint64_t(*l) + uint64_t(*r), widthOf(type));
+    } else if (auto bitcast = dyn_cast<arith::BitcastOp>(op)) {
+      std::optional<int64_t> v = valueOf(bitcast.getIn());
+      if (v && type.isF32() && bitcast.getIn().getType().isInteger(32))
+        return int64_t(uint32_t(*v));
+    }
+    return std::nullopt;
+  };
+  for (Operation *op = first; op != end; op = op->getNextNode()) {
+    if (op->hasTrait<OpTrait::ConstantLike>())
+      continue;
+    if (std::optional<int64_t> v = fold(op)) {
+      known[op->getResult(0)] = *v;
+      folded.push_back(op);
+      continue;
+    }
+    for (OpOperand &use : op->getOpOperands()) {
+      auto it = known.find(use.get());
+      if (it != known.end())
+        use.set(constants.get(use.get().getType(), it->second, op->getLoc()));
+    }
+  }
+  for (Operation *op : llvm::reverse(folded)) {
+    Value r = op->getResult(0);
+    if (!r.use_empty())
+      r.replaceAllUsesWith(constants.get(r.getType(), known.lookup(r), op->getLoc()));
+    op->erase();
+  }
+}
+
 /// Fully unrolls `loop` and then, recursively, the loops of its unrolled body.
-static LogicalResult unrollFully(affine::AffineForOp loop) {
+static LogicalResult unrollFully(affine::AffineForOp loop, EntryConstants &constants) {
   // Max of the lower bounds, min of the upper bounds (the kk loop of a grouped conv), with
   // the enclosing loops' induction variables already constants.
   SmallVector<int64_t> lbs, ubs;
@@ -89,30 +226,34 @@ static LogicalResult unrollFully(affine::AffineForOp loop) {
   Operation *prev = loop->getPrevNode(), *next = loop->getNextNode();
   if (failed(affine::loopUnrollFull(loop)))
     return loop.emitOpError("could not be fully unrolled");
-  // The copies of the body now lie between prev and next.
+  // The copies of the body now lie between prev and next, each starting with its copy of
+  // the induction variable (affine.apply of the first one): made constants right away, so
+  // the inner loops' bounds and weights see constants.
   SmallVector<affine::AffineForOp> inner;
-  for (Operation *op = after(block, prev); op != next; op = op->getNextNode())
-    if (auto f = dyn_cast<affine::AffineForOp>(op))
+  for (Operation *op = after(block, prev); op != next;) {
+    Operation *cur = op;
+    op = op->getNextNode();
+    if (auto f = dyn_cast<affine::AffineForOp>(cur)) {
       inner.push_back(f);
-  for (affine::AffineForOp f : inner)
-    if (failed(unrollFully(f)))
-      return failure();
-  return success();
-}
-
-/// Folds every op of [first, end) whose operands are all constants: the induction variable
-/// copies, tile offsets and weight placeholders (affine.apply, index_cast, addi, bitcast).
-/// In program order, so an op's operands are folded before it is visited.
-static void foldConstants(Operation *first, Operation *end, OperationFolder &folder) {
-  SmallVector<Operation *> ops;
-  for (Operation *op = first; op != end; op = op->getNextNode())
-    ops.push_back(op);
-  for (Operation *op : ops) {
-    if (op->getNumRegions() || op->getNumResults() == 0 || op->hasTrait<OpTrait::ConstantLike>())
-      continue;
-    if (llvm::all_of(op->getOperands(), [](Value v) { return matchPattern(v, m_Constant()); }))
-      (void)folder.tryToFold(op);
+    } else if (auto apply = dyn_cast<affine::AffineApplyOp>(cur)) {
+      if (apply->getNumOperands() != 1)
+        continue;
+      if (std::optional<int64_t> c = constIndex(apply)) {
+        apply.getResult().replaceAllUsesWith(
+            constants.get(apply.getType(), *c, apply.getLoc()));
+        apply.erase();
+      }
+    }
   }
+  for (affine::AffineForOp f : inner)
+    if (failed(unrollFully(f, constants)))
+      return failure();
+  // Fold an innermost loop's copies (the weights) while they are small and hot; what the
+  // outer levels add (their induction variables, the tile offsets) is folded once the
+  // whole nest is unrolled.
+  if (inner.empty())
+    foldConstants(after(block, prev), next, constants);
+  return success();
 }
 
 /// A private register array: a memref.alloca of `block` read and written only by
@@ -187,14 +328,14 @@ LogicalResult spconv::unrollTemplateNests(Operation *func) {
     return WalkResult::skip();
   });
   {
-    OperationFolder folder(func->getContext());
+    EntryConstants constants(func);
     llvm::SetVector<Block *> blocks;
     for (affine::AffineForOp nest : nests) {
       Block *block = nest->getBlock();
       Operation *prev = nest->getPrevNode(), *next = nest->getNextNode();
-      if (failed(unrollFully(nest)))
+      if (failed(unrollFully(nest, constants)))
         return failure();
-      foldConstants(after(block, prev), next, folder);
+      foldConstants(after(block, prev), next, constants);
       // Constants left unused by folding (the cloned 0x40000001 of each weight).
       for (Operation *op = after(block, prev); op != next;) {
         Operation *cur = op;
