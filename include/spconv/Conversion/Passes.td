@@ -29,24 +29,21 @@ def ConvertSpconvToAffine : Pass<"convert-spconv-to-affine", "::mlir::ModuleOp">
     affine.for %cc = 0 to chunkC {          // weight loop: input channel of the chunk
       affine.for %r = 0 to R {              // weight loop: filter row
         affine.for %s = 0 to S {            // weight loop: filter column
-          affine.for %o = 0 to opt {        // data loop: one shared load per output
-            %off = affine.apply (tile offset of (cc, r, s, o))
-            %v = memref.load %tile[%base + %off]
-            affine.store %v, %in[%o]
-          }
+          %off = affine.apply (tile offset of (cc, r, s))
+          %x = memref.load %tile[%base + %off]      // one shared load per (c, r, s)
           affine.for %kk = max(0, ..) to min(blockK, ..) {  // weight loop (group bounds)
-            %widx = affine.apply (flat KCRS index of (kLo + kk, c, r, s))
-            %w = arith.bitcast (index_cast %widx + 0x40000001) : i32 to f32
-            affine.for %o = 0 to opt {      // data loop
-              %acc = affine.load %accs[%kk, %o]
-              affine.store (llvm.intr.fma %in[%o], %w, %acc), %accs[%kk, %o]
-            }
+            %bits = affine.apply (0x40000001 + flat KCRS index of (kLo + kk, c, r, s))
+            %w = arith.bitcast (arith.index_cast %bits : index to i32) : i32 to f32
+            %acc = affine.load %accs[%kk, 0]
+            affine.store (llvm.intr.fma %x, %w, %acc), %accs[%kk, 0]
           }
         }
       }
     }
     ```
 
+    With outputs-per-thread > 1 the loads sit in an `affine.for %o` (data loop) storing to a
+    register array `%in`, and the FMAs in an `affine.for %o` inside kk.
     `%in` and `%accs` are private `memref.alloca` register arrays; the weight is the
     placeholder of its KCRS index (docs/design.md), a function of the induction variables
     that folds to the immediate once they are constants. With groups, the kk bounds keep

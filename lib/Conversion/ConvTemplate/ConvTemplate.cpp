@@ -1,4 +1,4 @@
-//===- ConvTemplate.cpp - unrolled direct-convolution body ----------------===//
+//===- ConvTemplate.cpp - direct-convolution template body ----------------===//
 #include "spconv/Conversion/ConvTemplate/ConvTemplate.h"
 #include "spconv/Conversion/ConvTemplate/Placeholder.h"
 #include "spconv/Dialect/Spconv/IR/SpconvOps.h"
@@ -8,9 +8,6 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-
-#include <cstdlib>
-#include <string>
 
 using namespace mlir;
 using namespace spconv;
@@ -268,48 +265,6 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
           affine::AffineLoadOp::create(b, loc, accBuf, constMap(kk, o), ValueRange{});
 }
 
-void ConvTemplateEmitter::emitChunkFMAs(OpBuilder &b, Location loc, Value tid, int64_t kb,
-                                        int64_t chunk, Value tile,
-                                        SmallVectorImpl<Value> &accs) const {
-  int64_t opt = tiling.outputsPerThread;
-  int64_t kLo = kb * tiling.blockK;
-  int64_t kN = std::min(tiling.blockK, shape.k - kLo);
-  int64_t c0 = chunk * tiling.chunkC;
-  int64_t chunkChannels = std::min(tiling.chunkC, geom.windowC - c0);
-  int64_t plane = geom.inTileH * geom.inTileW;
-  // Groups: window channel cw belongs to the window's group cw / cpg, output channel
-  // kLo + kk to the window's group (kLo + kk) / kpg - kLo / kpg; only pairs of the same group
-  // have weights (without groups, cpg = C and kpg = K make every pair the same group).
-  int64_t cpg = shape.cpg(), kpg = shape.kpg();
-  auto groupOfK = [&](int64_t kk) { return (kLo + kk) / kpg - kLo / kpg; };
-  Value base = emitThreadBase(b, loc, tid);
-  SmallVector<Value> in(opt);
-  for (int64_t cc = 0; cc < chunkChannels; ++cc) {
-    for (int64_t r = 0; r < shape.r; ++r) {
-      for (int64_t s = 0; s < shape.s; ++s) {
-        for (int64_t o = 0; o < opt; ++o) {
-          int64_t off = cc * plane + r * shape.dh * geom.inTileW + s * shape.dw +
-                        o * tiling.threadsQ * geom.tileStrideW;
-          Value idx = arith::AddIOp::create(b, loc, base, cst(b, loc, off));
-          in[o] = memref::LoadOp::create(b, loc, tile, ValueRange{idx});
-        }
-        int64_t cw = c0 + cc;
-        for (int64_t kk = 0; kk < kN; ++kk) {
-          if (groupOfK(kk) != cw / cpg)
-            continue;
-          int64_t widx = (((kLo + kk) * cpg + cw % cpg) * shape.r + r) * shape.s + s;
-          Value w = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(placeholder::weight(widx)));
-          // llvm.intr.fma rather than math.fma: the latter becomes a libdevice call on NVVM.
-          for (int64_t o = 0; o < opt; ++o) {
-            Value &acc = accs[kk * opt + o];
-            acc = LLVM::FMAOp::create(b, loc, in[o], w, acc);
-          }
-        }
-      }
-    }
-  }
-}
-
 void ConvTemplateEmitter::emitStore(OpBuilder &b, Location loc, Value tid, const BlockCoords &bc,
                                     int64_t kb, ArrayRef<Value> accs, Value output,
                                     Value kBase) const {
@@ -352,14 +307,6 @@ void ConvTemplateEmitter::emitStore(OpBuilder &b, Location loc, Value tid, const
       memref::StoreOp::create(b, loc, v, output, ValueRange{bc.n, k, p, q});
     }
   }
-}
-
-bool spconv::useLegacyFMAEmitter() {
-  static const bool legacy = [] {
-    const char *v = std::getenv("SPCONV_FMA_EMITTER");
-    return v && std::string(v) == "legacy";
-  }();
-  return legacy;
 }
 
 LogicalResult spconv::checkLowerable(Conv2DOp op) {

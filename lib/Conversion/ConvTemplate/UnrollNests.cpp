@@ -114,15 +114,19 @@ static TypedAttr toAttr(Type type, int64_t bits) {
 class EntryConstants {
 public:
   explicit EntryConstants(Operation *func)
-      : builder(OpBuilder::atBlockBegin(&func->getRegion(0).front())) {}
+      : entry(&func->getRegion(0).front()), builder(func->getContext()) {}
   Value get(Type type, int64_t bits, Location loc) {
     Value &c = cache[{type, bits}];
-    if (!c)
+    if (!c) {
+      // At the block's start each time: the op that was first may have been unrolled away.
+      builder.setInsertionPointToStart(entry);
       c = arith::ConstantOp::create(builder, loc, toAttr(type, bits));
+    }
     return c;
   }
 
 private:
+  Block *entry;
   OpBuilder builder;
   DenseMap<std::pair<Type, int64_t>, Value> cache;
 };

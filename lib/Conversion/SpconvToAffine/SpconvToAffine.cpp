@@ -76,10 +76,7 @@ static void emitChannelBlock(OpBuilder &b, Location loc, const ConvTemplateEmitt
       gpu::BarrierOp::create(b, loc);
     emitter.emitStage(b, loc, tid, bc, kb, chunk, input, tile, kBase);
     gpu::BarrierOp::create(b, loc);
-    if (useLegacyFMAEmitter())
-      emitter.emitChunkFMAs(b, loc, tid, kb, chunk, tile, accs);
-    else
-      emitter.emitChunkNest(b, loc, tid, kb, chunk, tile, accs);
+    emitter.emitChunkNest(b, loc, tid, kb, chunk, tile, accs);
     pinAccumulators(b, loc, accs, kb, chunk);
   }
   emitter.emitStore(b, loc, tid, bc, kb, accs, output, kBase);

@@ -89,10 +89,7 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
       });
       forEachThread(b, loc, tiling.threads(), [&](OpBuilder &tb, Value tid) {
         SmallVector<Value> accs = loadAccs(tb, tid);
-        if (useLegacyFMAEmitter())
-          emitter.emitChunkFMAs(tb, loc, tid, kb, chunk, tile, accs);
-        else
-          emitter.emitChunkNest(tb, loc, tid, kb, chunk, tile, accs);
+        emitter.emitChunkNest(tb, loc, tid, kb, chunk, tile, accs);
         saveAccs(tb, tid, accs);
       });
     }
@@ -101,7 +98,7 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
     });
   }
   func::ReturnOp::create(b, loc);
-  if (unroll && !useLegacyFMAEmitter() && failed(unrollTemplateNests(func))) {
+  if (unroll && failed(unrollTemplateNests(func))) {
     func.erase();
     return nullptr;
   }

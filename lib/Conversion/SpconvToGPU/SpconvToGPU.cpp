@@ -6,7 +6,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "spconv/Conversion/SpconvToGPU/SpconvToGPU.h"
-#include "spconv/Conversion/ConvTemplate/ConvTemplate.h"
 #include "spconv/Conversion/ConvTemplate/UnrollNests.h"
 #include "spconv/Conversion/Passes.h"
 
@@ -22,8 +21,6 @@ gpu::GPUFuncOp spconv::emitGPUKernel(const ConvShape &shape, const Tiling &tilin
                                      gpu::GPUModuleOp gpuModule, StringRef name, Location loc,
                                      KernelForm form) {
   gpu::GPUFuncOp func = emitAffineGPUKernel(shape, tiling, gpuModule, name, loc, form);
-  if (useLegacyFMAEmitter())
-    return func;
   if (failed(unrollTemplateNests(func))) {
     func.erase();
     return nullptr;

@@ -6,7 +6,7 @@
 // CHECK-DAG: #[[LB:.*]] = affine_map<(d0) -> (0, (d0 floordiv 2) * 2)>
 // CHECK-DAG: #[[UB:.*]] = affine_map<(d0) -> (4, (d0 floordiv 2) * 2 + 2)>
 // Weight (kk, cc mod cpg, r, s) of a K x 2 x 3 x 3 filter.
-// CHECK-DAG: #[[WIDX:.*]] = affine_map<(d0, d1, d2, d3) -> (((d3 * 2 + d0 mod 2) * 3 + d1) * 3 + d2)>
+// CHECK-DAG: #[[WIDX:.*]] = affine_map<(d0, d1, d2, d3) -> (((d3 * 2 + d0 mod 2) * 3 + d1) * 3 + d2 + 1073741825)>
 // CHECK-LABEL: gpu.func @spconv_conv2d_0
 // CHECK: affine.for %[[CC:.*]] = 0 to 4 {
 // CHECK: affine.for %[[KK:.*]] = max #[[LB]](%[[CC]]) to min #[[UB]](%[[CC]]) {

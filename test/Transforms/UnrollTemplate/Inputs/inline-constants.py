@@ -1,13 +1,12 @@
 #!/usr/bin/env python3
-"""Prints MLIR text with every arith.constant inlined into its uses and its definition
-dropped, and every other SSA name renamed in order of first appearance, so that two modules
-differing only in where their constants are defined (inline or hoisted to the function
-entry; the printer numbers names across both) print the same. Used by
-scripts/compare-fma-routes.sh."""
+"""Prints MLIR text with every constant (arith.constant, llvm.mlir.constant) inlined into its
+uses and its definition dropped, and every other SSA name renamed in order of first
+appearance, so that two modules differing only in where and in which order their constants
+are defined print the same."""
 import re
 import sys
 
-DEF = re.compile(r'^\s*(%[\w]+) = arith\.constant (.*)$')
+DEF = re.compile(r'^\s*(%[\w]+) = (?:arith\.constant |llvm\.mlir\.constant)(.*)$')
 USE = re.compile(r'%[\w]+')
 consts = {}
 out = []
