@@ -33,3 +33,28 @@ func.func @inner_symbolic(%n: index) attributes {spconv.template} {
   }
   return
 }
+
+// -----
+
+// A register array indexed by something that unrolling does not make constant cannot become
+// SSA values.
+func.func @dynamic_index(%i: index, %v: f32) attributes {spconv.template} {
+  %a = memref.alloca() : memref<2xf32>
+  affine.for %j = 0 to 1 {
+  }
+  // expected-error @below {{'affine.store' op accesses a register array of a spconv template at an index that is not constant after unrolling}}
+  affine.store %v, %a[%i] : memref<2xf32>
+  return
+}
+
+// -----
+
+// A loop with an empty body that still carries values is refused rather than guessed at
+// (templates never write one; loopUnrollFull would leave it in place).
+func.func @empty_iter_args(%x: f32) -> f32 attributes {spconv.template} {
+  // expected-error @below {{carries values through an empty body}}
+  %r = affine.for %i = 0 to 2 iter_args(%a = %x) -> (f32) {
+    affine.yield %a : f32
+  }
+  return %r : f32
+}
