@@ -7,6 +7,7 @@
 #include "spconv/Target/KernelArtifacts.h"
 #include "spconv/Target/PtxKernels.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -32,7 +33,8 @@ using namespace mlir;
 using namespace spconv;
 
 void spconv::registerSpconvToolDialects(DialectRegistry &registry) {
-  registry.insert<SpconvDialect, arith::ArithDialect, cf::ControlFlowDialect,
+  registry.insert<SpconvDialect, affine::AffineDialect, arith::ArithDialect,
+                  cf::ControlFlowDialect,
                   func::FuncDialect, gpu::GPUDialect, LLVM::LLVMDialect, NVVM::NVVMDialect,
                   linalg::LinalgDialect, memref::MemRefDialect, scf::SCFDialect,
                   tensor::TensorDialect>();

@@ -6,6 +6,12 @@
 // RUN:   --load-pass-plugin=%spconv_libs/SpconvPlugin.so \
 // RUN:   --pass-pipeline="builtin.module(spconv-sparsity-stats)" 2>%t.stats | FileCheck %s
 // RUN: FileCheck %s --check-prefix=STATS < %t.stats
+// The template's affine stage and its unrolling run from the plugin too: 8 weights, one
+// FMA each, and no loop left.
+// RUN: mlir-opt %s --load-dialect-plugin=%spconv_libs/SpconvPlugin.so \
+// RUN:   --load-pass-plugin=%spconv_libs/SpconvPlugin.so \
+// RUN:   --pass-pipeline="builtin.module(convert-spconv-to-affine, spconv-unroll-template)" \
+// RUN:   | FileCheck %s --check-prefix=AFFINE
 // Plugin passes must be named in --pass-pipeline: mlir-opt builds its per-pass flags
 // (--spconv-sparsity-stats) before the plugin is loaded, so that spelling is unknown there.
 //
@@ -17,6 +23,11 @@
 
 // CHECK: spconv.conv2d %{{.*}} {weights = dense<{{.*}}> : tensor<2x1x2x2xf32>} : tensor<1x1x3x3xf32> -> tensor<1x2x2x2xf32>
 // STATS: spconv.conv2d loc({{.*}}): input 1x1x3x3 weights 2x1x2x2 output 1x2x2x2 nnz 3/8 sparsity 0.6250 useful-flop/image 24 weight-bytes 32 non-finite 0
+// AFFINE: gpu.func @spconv_conv2d_0
+// AFFINE-NOT: affine.for
+// AFFINE-COUNT-8: llvm.intr.fma
+// AFFINE-NOT: llvm.intr.fma
+// AFFINE-NOT: affine.
 // NODIALECT: error: Dialect `spconv' not found for custom op 'spconv.conv2d'
 // VERIFY: error: 'spconv.conv2d' op result spatial shape 3x2 does not follow
 func.func @f(%x: tensor<1x1x3x3xf32>) -> tensor<1x2x2x2xf32> {

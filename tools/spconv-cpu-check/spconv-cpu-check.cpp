@@ -11,6 +11,7 @@
 //
 //   spconv-cpu-check conv.mlir [--seed S] [--block-k B --outputs-per-thread O --tile-p P
 //                    --threads-q T --chunk-c C] [--strict-ieee] [--tolerance E]
+//                    [--affine-pipeline PIPELINE]
 //
 // Prints per conv
 //   PASS conv N: shape <ConvShape::str> tiling <Tiling::str> max-rel-err E fmas-kept K
@@ -30,6 +31,7 @@
 #include "spconv/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Affine/Transforms/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -43,6 +45,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 
@@ -89,6 +92,12 @@ static cl::opt<int64_t> threadsQ("threads-q",
                                  cl::init(0), cl::cat(checkCategory));
 static cl::opt<int64_t> chunkC("chunk-c", cl::desc("convert-spconv-to-cpu chunk-c (0 = heuristic)"),
                                cl::init(0), cl::cat(checkCategory));
+static cl::opt<std::string> affinePipeline(
+    "affine-pipeline",
+    cl::desc("Leave the template's FMAs as affine nests (convert-spconv-to-cpu unroll=false), "
+             "run this pass pipeline on the module (e.g. "
+             "'func.func(affine-loop-unroll{unroll-factor=2})'), then spconv-unroll-template"),
+    cl::init(""), cl::cat(checkCategory));
 static cl::opt<bool> strictIEEE("strict-ieee",
                                 cl::desc("spconv-fold-weights strict-ieee: keep zero FMAs"),
                                 cl::init(false), cl::cat(checkCategory));
@@ -264,6 +273,9 @@ int main(int argc, char **argv) {
 
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
+  // What --affine-pipeline may name: the affine transformations and spconv's passes.
+  affine::registerAffinePasses();
+  registerSpconvTransformsPasses();
 
   DialectRegistry registry;
   registry.insert<SpconvDialect, arith::ArithDialect, cf::ControlFlowDialect,
@@ -309,7 +321,13 @@ int main(int argc, char **argv) {
     options.tileP = tileP;
     options.threadsQ = threadsQ;
     options.chunkC = chunkC;
+    options.unroll = affinePipeline.empty();
     pm.addPass(createConvertSpconvToCPU(options));
+    if (!affinePipeline.empty()) {
+      if (failed(parsePassPipeline(affinePipeline, pm, llvm::errs())))
+        return 1;
+      pm.addPass(createSpconvUnrollTemplate());
+    }
     if (failed(pm.run(*module)))
       return 1;
   }

@@ -47,6 +47,34 @@ def SpconvSparsityStats : Pass<"spconv-sparsity-stats"> {
   ];
 }
 
+def SpconvUnrollTemplate : Pass<"spconv-unroll-template", "::mlir::ModuleOp"> {
+  let summary = "Unroll the affine nests of spconv templates into straight-line FMAs";
+  let description = [{
+    Runs on the template functions (`gpu.func` or `func.func` marked `spconv.template` or
+    `spconv.block_template`) that convert-spconv-to-affine writes, also after other affine
+    transformations of their nests, and turns every affine.for into straight-line code with
+    upstream `affine::loopUnrollFull`, outermost loop first (the channel loop's bounds depend
+    on the input channel in grouped convs).
+
+    The rule is that every loop of a template is fully unrolled:
+    - *weight loops* (input channel cc, filter row r, filter column s, output channel kk:
+      their induction variables reach an FMA's weight) because each FMA must carry its
+      weight as an immediate: unrolled, the weight computation folds to the placeholder
+      constant that spconv-fold-weights and the PTX-level fold replace;
+    - *data loops* (o, the outputs of a thread: their induction variables only index the
+      staged tile and the register arrays) because the private register arrays become SSA
+      values only when every access has constant indices.
+    A loop whose bounds are not constant once its enclosing loops are unrolled is an error.
+    The unrolled bodies' constant arithmetic is folded, the register arrays (`memref.alloca`
+    accessed only by affine.load/store in one block) are forwarded to SSA values and
+    erased, so no accumulator touches memory, and any affine op left is lowered to arith.
+    The result is what convert-spconv-to-gpu (or convert-spconv-to-cpu) emits.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
 def SpconvFoldWeights : Pass<"spconv-fold-weights", "::mlir::ModuleOp"> {
   let summary = "Fold real weights into a lowered template and delete zero products";
   let description = [{

@@ -1,8 +1,9 @@
-//===- ConvTemplate.cpp - unrolled direct-convolution body ----------------===//
+//===- ConvTemplate.cpp - direct-convolution template body ----------------===//
 #include "spconv/Conversion/ConvTemplate/ConvTemplate.h"
 #include "spconv/Conversion/ConvTemplate/Placeholder.h"
 #include "spconv/Dialect/Spconv/IR/SpconvOps.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -136,53 +137,144 @@ SmallVector<Value> ConvTemplateEmitter::emitInitialAccumulators(OpBuilder &b, Lo
   return accs;
 }
 
-void ConvTemplateEmitter::emitChunkFMAs(OpBuilder &b, Location loc, Value tid, int64_t kb,
+Value ConvTemplateEmitter::emitThreadBase(OpBuilder &b, Location loc, Value tid) const {
+  // The thread's first input element in a channel plane; every load of a chunk adds a
+  // constant to it, which the backend folds into the address.
+  Value tq = cst(b, loc, tiling.threadsQ);
+  Value ty = arith::DivUIOp::create(b, loc, tid, tq);
+  Value tx = arith::RemUIOp::create(b, loc, tid, tq);
+  return arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, ty, cst(b, loc, geom.tileStrideH * geom.inTileW)),
+      arith::MulIOp::create(b, loc, tx, cst(b, loc, geom.tileStrideW)));
+}
+
+void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, int64_t kb,
                                         int64_t chunk, Value tile,
                                         SmallVectorImpl<Value> &accs) const {
+  MLIRContext *ctx = b.getContext();
   int64_t opt = tiling.outputsPerThread;
   int64_t kLo = kb * tiling.blockK;
   int64_t kN = std::min(tiling.blockK, shape.k - kLo);
   int64_t c0 = chunk * tiling.chunkC;
   int64_t chunkChannels = std::min(tiling.chunkC, geom.windowC - c0);
   int64_t plane = geom.inTileH * geom.inTileW;
-  // Groups: window channel cw belongs to the window's group cw / cpg, output channel
-  // kLo + kk to the window's group (kLo + kk) / kpg - kLo / kpg; only pairs of the same group
-  // have weights (without groups, cpg = C and kpg = K make every pair the same group).
   int64_t cpg = shape.cpg(), kpg = shape.kpg();
-  auto groupOfK = [&](int64_t kk) { return (kLo + kk) / kpg - kLo / kpg; };
-  // The thread's first input element in a channel plane; every load below adds a constant
-  // to it, which the backend folds into the address.
-  Value tq = cst(b, loc, tiling.threadsQ);
-  Value ty = arith::DivUIOp::create(b, loc, tid, tq);
-  Value tx = arith::RemUIOp::create(b, loc, tid, tq);
-  Value base = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, ty, cst(b, loc, geom.tileStrideH * geom.inTileW)),
-      arith::MulIOp::create(b, loc, tx, cst(b, loc, geom.tileStrideW)));
-  SmallVector<Value> in(opt);
-  for (int64_t cc = 0; cc < chunkChannels; ++cc) {
-    for (int64_t r = 0; r < shape.r; ++r) {
-      for (int64_t s = 0; s < shape.s; ++s) {
-        for (int64_t o = 0; o < opt; ++o) {
-          int64_t off = cc * plane + r * shape.dh * geom.inTileW + s * shape.dw +
-                        o * tiling.threadsQ * geom.tileStrideW;
-          Value idx = arith::AddIOp::create(b, loc, base, cst(b, loc, off));
-          in[o] = memref::LoadOp::create(b, loc, tile, ValueRange{idx});
+  Type f32 = b.getF32Type();
+  Value base = emitThreadBase(b, loc, tid);
+
+  // Private register arrays: the accumulators (kk, o) and, with several outputs per thread,
+  // the inputs of one (c, r, s) (o). Once the nest is fully unrolled every access has
+  // constant indices, and unrollTemplateNests forwards stores to loads so that neither array
+  // is left in memory. With one output per thread there is no o loop (it would have one
+  // iteration, and unrolling big templates is paid per op): the input is an SSA value.
+  auto accType = MemRefType::get({kN, opt}, f32);
+  Value accBuf = memref::AllocaOp::create(b, loc, accType);
+  Value inBuf;
+  if (opt > 1)
+    inBuf = memref::AllocaOp::create(b, loc, MemRefType::get({opt}, f32));
+  auto constMap = [&](int64_t i, int64_t j) {
+    return AffineMap::get(0, 0, {getAffineConstantExpr(i, ctx), getAffineConstantExpr(j, ctx)},
+                          ctx);
+  };
+  for (int64_t kk = 0; kk < kN; ++kk)
+    for (int64_t o = 0; o < opt; ++o)
+      affine::AffineStoreOp::create(b, loc, accs[kk * opt + o], accBuf, constMap(kk, o),
+                                    ValueRange{});
+
+  AffineExpr dCc = getAffineDimExpr(0, ctx), dR = getAffineDimExpr(1, ctx),
+             dS = getAffineDimExpr(2, ctx), d3 = getAffineDimExpr(3, ctx);
+  // cw: the input channel's position in the channel block's window.
+  AffineExpr cw = dCc + c0;
+  // Tile offset of input (cc, r, s) for output o (d3), relative to the thread's base.
+  AffineExpr off = dCc * plane + dR * (shape.dh * geom.inTileW) + dS * shape.dw;
+  AffineMap offMap = opt > 1 ? AffineMap::get(4, 0, off + d3 * (tiling.threadsQ * geom.tileStrideW))
+                             : AffineMap::get(3, 0, off);
+  // The placeholder bits of weight (kLo + kk (d3), cw % cpg, r, s): the f32 with bits
+  // kWeightBits | (widx + 1) for its flat KCRS index widx (Placeholder.h); widx + 1 < 2^22,
+  // so the or is an add. Without groups cw < C = cpg.
+  AffineExpr cInGroup = shape.groups > 1 ? cw % cpg : cw;
+  AffineExpr widx = (((d3 + kLo) * cpg + cInGroup) * shape.r + dR) * shape.s + dS;
+  AffineMap bitsMap = AffineMap::get(4, 0, widx + (int64_t(placeholder::kWeightBits) + 1));
+  // acc[kk, o], or acc[kk, 0] without an o loop.
+  AffineMap accMap = opt > 1 ? AffineMap::getMultiDimIdentityMap(2, ctx)
+                             : AffineMap::get(1, 0, {dCc, getAffineConstantExpr(0, ctx)}, ctx);
+
+  auto loopOver = [&](int64_t n, function_ref<void(Value)> body) {
+    auto loop = affine::AffineForOp::create(b, loc, 0, n);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    body(loop.getInductionVar());
+  };
+  loopOver(chunkChannels, [&](Value cc) {
+    loopOver(shape.r, [&](Value r) {
+      loopOver(shape.s, [&](Value s) {
+        // One shared load per output of the thread, reused by every channel of the block.
+        // The address is arith on an affine.apply of the IVs, not an affine.load: the base
+        // comes from gpu.thread_id, which is not a valid affine symbol inside gpu.func (no
+        // affine scope), and the tile is read by other threads (memref.load keeps it an
+        // ordinary shared-memory access for the unroller to leave alone).
+        auto loadInput = [&](Value o) -> Value {
+          SmallVector<Value, 4> ivs{cc, r, s};
+          if (o)
+            ivs.push_back(o);
+          Value offset = affine::AffineApplyOp::create(b, loc, offMap, ivs);
+          Value idx = arith::AddIOp::create(b, loc, base, offset);
+          return memref::LoadOp::create(b, loc, tile, ValueRange{idx});
+        };
+        Value x;
+        if (opt > 1)
+          loopOver(opt, [&](Value o) {
+            affine::AffineStoreOp::create(b, loc, loadInput(o), inBuf, ValueRange{o});
+          });
+        else
+          x = loadInput(nullptr);
+        // Groups: only output channels of window channel cw's group have weights for it,
+        // kLo + kk in [g * kpg, (g + 1) * kpg) with g = kLo / kpg + cw / cpg (without
+        // groups, cpg = C and kpg = K make that every kk). Cross-group FMAs are never emitted.
+        AffineMap lbMap = AffineMap::getConstantMap(0, ctx);
+        AffineMap ubMap = AffineMap::getConstantMap(kN, ctx);
+        SmallVector<Value> boundOperands;
+        if (shape.groups > 1) {
+          AffineExpr g = (getAffineDimExpr(0, ctx) + c0).floorDiv(cpg);
+          int64_t k0 = kLo / kpg * kpg - kLo; // first channel of the block's first group
+          lbMap = AffineMap::get(1, 0, {getAffineConstantExpr(0, ctx), g * kpg + k0}, ctx);
+          ubMap = AffineMap::get(1, 0, {getAffineConstantExpr(kN, ctx), g * kpg + (k0 + kpg)},
+                                 ctx);
+          boundOperands.push_back(cc);
         }
-        int64_t cw = c0 + cc;
-        for (int64_t kk = 0; kk < kN; ++kk) {
-          if (groupOfK(kk) != cw / cpg)
-            continue;
-          int64_t widx = (((kLo + kk) * cpg + cw % cpg) * shape.r + r) * shape.s + s;
-          Value w = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(placeholder::weight(widx)));
+        auto kLoop =
+            affine::AffineForOp::create(b, loc, boundOperands, lbMap, boundOperands, ubMap);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(kLoop.getBody());
+        Value kk = kLoop.getInductionVar();
+        // The weight, from the IVs; constant IVs fold it to the placeholder immediate. (The
+        // add of kWeightBits + 1 is in the map rather than an arith.addi on i32: one op less
+        // per FMA to clone and fold, which is what unrolling costs.)
+        Value bits = affine::AffineApplyOp::create(b, loc, bitsMap, ValueRange{cc, r, s, kk});
+        Value w = arith::BitcastOp::create(
+            b, loc, f32, arith::IndexCastOp::create(b, loc, b.getI32Type(), bits));
+        auto fma = [&](Value o) {
+          SmallVector<Value, 2> idx{kk};
+          if (o)
+            idx.push_back(o);
+          Value in = o ? affine::AffineLoadOp::create(b, loc, inBuf, ValueRange{o}).getResult()
+                       : x;
+          Value acc = affine::AffineLoadOp::create(b, loc, accBuf, accMap, idx);
           // llvm.intr.fma rather than math.fma: the latter becomes a libdevice call on NVVM.
-          for (int64_t o = 0; o < opt; ++o) {
-            Value &acc = accs[kk * opt + o];
-            acc = LLVM::FMAOp::create(b, loc, in[o], w, acc);
-          }
-        }
-      }
-    }
-  }
+          Value sum = LLVM::FMAOp::create(b, loc, in, w, acc);
+          affine::AffineStoreOp::create(b, loc, sum, accBuf, accMap, idx);
+        };
+        if (opt > 1)
+          loopOver(opt, fma);
+        else
+          fma(nullptr);
+      });
+    });
+  });
+  for (int64_t kk = 0; kk < kN; ++kk)
+    for (int64_t o = 0; o < opt; ++o)
+      accs[kk * opt + o] =
+          affine::AffineLoadOp::create(b, loc, accBuf, constMap(kk, o), ValueRange{});
 }
 
 void ConvTemplateEmitter::emitStore(OpBuilder &b, Location loc, Value tid, const BlockCoords &bc,

@@ -1,7 +1,8 @@
 //===- SpconvToCPU.cpp - spconv.conv2d to a serial host template ----------===//
 //
 // The GPU template's twin for machines without a GPU: the same staged tile, the same
-// unrolled FMAs with the same placeholders, the same guarded stores. Blocks become loops; a
+// unrolled FMAs with the same placeholders (the same affine nests, unrolled by
+// unrollTemplateNests), the same guarded stores. Blocks become loops; a
 // block's threads run each barrier-separated phase in turn, so accumulators that live in
 // registers across barriers on the GPU live in a per-block buffer here.
 //
@@ -9,6 +10,7 @@
 #include "spconv/Conversion/SpconvToCPU/SpconvToCPU.h"
 #include "spconv/Conversion/ConvTemplate/ConvTemplate.h"
 #include "spconv/Conversion/ConvTemplate/KernelInfo.h"
+#include "spconv/Conversion/ConvTemplate/UnrollNests.h"
 #include "spconv/Conversion/Passes.h"
 #include "spconv/Dialect/Spconv/IR/SpconvOps.h"
 
@@ -39,7 +41,7 @@ static void forEachThread(OpBuilder &b, Location loc, int64_t threads,
 }
 
 func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling, ModuleOp module,
-                                   StringRef name, Location loc) {
+                                   StringRef name, Location loc, bool unroll) {
   MLIRContext *ctx = module.getContext();
   ConvTemplateEmitter emitter(shape, tiling);
   const KernelGeometry &g = emitter.geometry();
@@ -87,7 +89,7 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
       });
       forEachThread(b, loc, tiling.threads(), [&](OpBuilder &tb, Value tid) {
         SmallVector<Value> accs = loadAccs(tb, tid);
-        emitter.emitChunkFMAs(tb, loc, tid, kb, chunk, tile, accs);
+        emitter.emitChunkNest(tb, loc, tid, kb, chunk, tile, accs);
         saveAccs(tb, tid, accs);
       });
     }
@@ -96,6 +98,10 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
     });
   }
   func::ReturnOp::create(b, loc);
+  if (unroll && failed(unrollTemplateNests(func))) {
+    func.erase();
+    return nullptr;
+  }
   return func;
 }
 
@@ -116,7 +122,9 @@ struct ConvertSpconvToCPUPass
       ConvShape shape = ConvShape::fromOp(op);
       Tiling tiling = chooseTiling(shape, requested);
       std::string name = nextKernelName(symbols, nextIndex);
-      func::FuncOp func = emitCPUKernel(shape, tiling, module, name, op.getLoc());
+      func::FuncOp func = emitCPUKernel(shape, tiling, module, name, op.getLoc(), unroll);
+      if (!func)
+        return signalPassFailure();
       symbols.insert(func);
       op->setAttr(kKernelAttr, FlatSymbolRefAttr::get(func.getSymNameAttr()));
       op->setAttr(kLaunchAttr, makeLaunchAttr(&getContext(), shape, tiling));

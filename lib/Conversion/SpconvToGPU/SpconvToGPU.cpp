@@ -1,22 +1,13 @@
 //===- SpconvToGPU.cpp - spconv.conv2d to a gpu.func template -------------===//
 //
-// One thread block per (output tile, block of output channels, image). The block index along
-// y selects the channel block and with it the straight-line code holding that block's
-// weights: an scf.index_switch whose cases are uniform across the block, so no warp diverges
-// and each case sees only its own weights (docs/design.md compares the alternatives).
+// convert-spconv-to-affine followed by spconv-unroll-template: the kernel of
+// emitAffineGPUKernel with every chunk's nest unrolled to straight-line FMAs whose weights
+// are placeholder immediates.
 //
 //===----------------------------------------------------------------------===//
 #include "spconv/Conversion/SpconvToGPU/SpconvToGPU.h"
-#include "spconv/Conversion/ConvTemplate/ConvTemplate.h"
-#include "spconv/Conversion/ConvTemplate/KernelInfo.h"
+#include "spconv/Conversion/ConvTemplate/UnrollNests.h"
 #include "spconv/Conversion/Passes.h"
-#include "spconv/Dialect/Spconv/IR/SpconvOps.h"
-
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/SymbolTable.h"
 
 namespace spconv {
 #define GEN_PASS_DEF_CONVERTSPCONVTOGPU
@@ -26,117 +17,13 @@ namespace spconv {
 using namespace mlir;
 using namespace spconv;
 
-gpu::GPUModuleOp spconv::getOrCreateKernelModule(ModuleOp module) {
-  if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName))
-    return existing;
-  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                  UnitAttr::get(module.getContext()));
-  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  return gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
-}
-
-/// An empty side-effecting inline asm that reads every accumulator. LLVM may not move it, so
-/// the FMAs of a staged chunk stay before the barrier that ends the chunk. Without it, LLVM
-/// sinks every FMA into the guarded store blocks at the end of the kernel, keeping every
-/// loaded input value alive across all chunks (thousands of registers, massive spills).
-///
-/// The asm text is a PTX comment naming the channel block and chunk. It must differ between
-/// cases: MLIR's region simplification (run by convert-gpu-to-nvvm's greedy rewrites) merges
-/// blocks that are identical up to their operands and turns the differing operands (our
-/// weight placeholders) into block arguments, where spconv-fold-weights could not delete
-/// zero products any more.
-static void pinAccumulators(OpBuilder &b, Location loc, ArrayRef<Value> accs, int64_t kb,
-                            int64_t chunk) {
-  if (accs.empty())
-    return;
-  std::string constraints;
-  for (size_t i = 0; i < accs.size(); ++i)
-    constraints += i ? ",f" : "f";
-  std::string text =
-      "// spconv channel block " + std::to_string(kb) + " chunk " + std::to_string(chunk);
-  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, accs, text, constraints,
-                            /*has_side_effects=*/true, /*is_align_stack=*/false,
-                            LLVM::tailcallkind::TailCallKind::None,
-                            /*asm_dialect=*/LLVM::AsmDialectAttr(),
-                            /*operand_attrs=*/ArrayAttr());
-}
-
-/// The code of one channel block: accumulators, every staged chunk with its FMAs, stores.
-static void emitChannelBlock(OpBuilder &b, Location loc, const ConvTemplateEmitter &emitter,
-                             Value tid, const BlockCoords &bc, int64_t kb, Value input,
-                             Value output, Value tile, Value kBase) {
-  const KernelGeometry &g = emitter.geometry();
-  SmallVector<Value> accs = emitter.emitInitialAccumulators(b, loc, kb);
-  for (int64_t chunk = 0; chunk < g.numChunks; ++chunk) {
-    // The previous chunk's readers must be done before the tile is overwritten.
-    if (chunk > 0)
-      gpu::BarrierOp::create(b, loc);
-    emitter.emitStage(b, loc, tid, bc, kb, chunk, input, tile, kBase);
-    gpu::BarrierOp::create(b, loc);
-    emitter.emitChunkFMAs(b, loc, tid, kb, chunk, tile, accs);
-    pinAccumulators(b, loc, accs, kb, chunk);
-  }
-  emitter.emitStore(b, loc, tid, bc, kb, accs, output, kBase);
-}
-
 gpu::GPUFuncOp spconv::emitGPUKernel(const ConvShape &shape, const Tiling &tiling,
                                      gpu::GPUModuleOp gpuModule, StringRef name, Location loc,
                                      KernelForm form) {
-  MLIRContext *ctx = gpuModule.getContext();
-  ConvTemplateEmitter emitter(shape, tiling);
-  const KernelGeometry &g = emitter.geometry();
-  Type f32 = Float32Type::get(ctx);
-  auto inType = MemRefType::get({shape.n, shape.c, shape.h, shape.w}, f32);
-  auto outType = MemRefType::get({shape.n, shape.k, shape.p, shape.q}, f32);
-  auto tileType =
-      MemRefType::get({g.sharedFloats}, f32, MemRefLayoutAttrInterface{},
-                      gpu::AddressSpaceAttr::get(ctx, gpu::GPUDialect::getWorkgroupAddressSpace()));
-
-  OpBuilder b = OpBuilder::atBlockEnd(gpuModule.getBody());
-  auto func = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType({inType, outType}, {}),
-                                     TypeRange{tileType}, TypeRange{});
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func->setAttr(form == KernelForm::OneChannelBlock ? kBlockTemplateAttr : kTemplateAttr,
-                b.getUnitAttr());
-  func.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({int32_t(g.block[0]), int32_t(g.block[1]), int32_t(g.block[2])}));
-  func.setKnownGridSizeAttr(
-      b.getDenseI32ArrayAttr({int32_t(g.grid[0]), int32_t(g.grid[1]), int32_t(g.grid[2])}));
-
-  Block &entry = func.getBody().front();
-  b.setInsertionPointToStart(&entry);
-  Value input = entry.getArgument(0), output = entry.getArgument(1);
-  Value tile = func.getWorkgroupAttributions().front();
-  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value tileIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value kBlock = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
-  Value n = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
-  BlockCoords bc = emitter.emitBlockCoords(b, loc, tileIdx, n);
-
-  if (form == KernelForm::OneChannelBlock) {
-    // Block 0's code, storing to the channels of whichever block runs it.
-    Value kBase = arith::MulIOp::create(b, loc, kBlock,
-                                        arith::ConstantIndexOp::create(b, loc, tiling.blockK));
-    emitChannelBlock(b, loc, emitter, tid, bc, /*kb=*/0, input, output, tile, kBase);
-    gpu::ReturnOp::create(b, loc);
-    return func;
-  }
-
-  SmallVector<int64_t> cases;
-  for (int64_t kb = 0; kb < g.kBlocks; ++kb)
-    cases.push_back(kb);
-  auto sw = scf::IndexSwitchOp::create(b, loc, TypeRange{}, kBlock, cases, cases.size());
-  gpu::ReturnOp::create(b, loc);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&sw.getDefaultRegion().emplaceBlock());
-    scf::YieldOp::create(b, loc);
-  }
-  for (int64_t kb = 0; kb < g.kBlocks; ++kb) {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&sw.getCaseRegions()[kb].emplaceBlock());
-    emitChannelBlock(b, loc, emitter, tid, bc, kb, input, output, tile, /*kBase=*/nullptr);
-    scf::YieldOp::create(b, loc);
+  gpu::GPUFuncOp func = emitAffineGPUKernel(shape, tiling, gpuModule, name, loc, form);
+  if (failed(unrollTemplateNests(func))) {
+    func.erase();
+    return nullptr;
   }
   return func;
 }
@@ -147,27 +34,9 @@ struct ConvertSpconvToGPUPass
   using Base::Base;
 
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    SmallVector<Conv2DOp> convs = collectUncompiledConvs(module);
-    if (convs.empty())
-      return;
     Tiling requested{blockK, outputsPerThread, tileP, threadsQ, chunkC};
-    gpu::GPUModuleOp gpuModule = getOrCreateKernelModule(module);
-    SymbolTable symbols(gpuModule);
-    int64_t nextIndex = 0;
-    for (Conv2DOp op : convs) {
-      if (failed(checkLowerable(op)))
-        return signalPassFailure();
-      ConvShape shape = ConvShape::fromOp(op);
-      Tiling tiling = chooseTiling(shape, requested);
-      std::string name = nextKernelName(symbols, nextIndex);
-      gpu::GPUFuncOp func = emitGPUKernel(shape, tiling, gpuModule, name, op.getLoc());
-      symbols.insert(func);
-      op->setAttr(kKernelAttr, SymbolRefAttr::get(gpuModule.getSymNameAttr(),
-                                                  {FlatSymbolRefAttr::get(&getContext(), name)}));
-      op->setAttr(kLaunchAttr, makeLaunchAttr(&getContext(), shape, tiling));
-      addWeightsEntry(gpuModule, name, op);
-    }
+    if (failed(lowerConvsToGPU(getOperation(), requested, /*unroll=*/true)))
+      signalPassFailure();
   }
 };
 } // namespace

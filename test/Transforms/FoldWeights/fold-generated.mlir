@@ -27,22 +27,22 @@ func.func @conv(%x: tensor<1x1x1x3xf32>) -> tensor<1x2x1x2xf32> {
 }
 
 // The template: placeholders encode the flat KCRS index i as the f32 with bits
-// 0x40000000 | (i + 1), in the order (s, k): index 0 (k0 s0), 2 (k1 s0), 1 (k0 s1), 3 (k1 s1).
+// 0x40000000 | (i + 1), defined at the function entry (unrollTemplateNests) and used in the
+// order (s, k): index 0 (k0 s0), 2 (k1 s0), 1 (k0 s1), 3 (k1 s1).
 // TEMPLATE: module attributes {spconv.weights = {spconv_conv2d_0 = {weights = dense<{{.*}}> : tensor<2x1x1x2xf32>}}}
 // TEMPLATE-LABEL: llvm.func @spconv_conv2d_0(
-// TEMPLATE-NOT: llvm.intr.fma
-// TEMPLATE: %[[P0:[0-9]+]] = llvm.mlir.constant(2.00000024 : f32) : f32
+// TEMPLATE-DAG: %[[P0:[0-9]+]] = llvm.mlir.constant(2.00000024 : f32) : f32
+// TEMPLATE-DAG: %[[P2:[0-9]+]] = llvm.mlir.constant(2.00000072 : f32) : f32
+// TEMPLATE-DAG: %[[P1:[0-9]+]] = llvm.mlir.constant(2.00000048 : f32) : f32
+// TEMPLATE-DAG: %[[P3:[0-9]+]] = llvm.mlir.constant(2.00000095 : f32) : f32
+// TEMPLATE: llvm.intr.fma(%{{[0-9]+}}, %[[P0]], %{{[0-9]+}}) : (f32, f32, f32) -> f32
 // TEMPLATE-NEXT: llvm.intr.fma(%{{[0-9]+}}, %[[P0]], %{{[0-9]+}}) : (f32, f32, f32) -> f32
-// TEMPLATE-NEXT: llvm.intr.fma(%{{[0-9]+}}, %[[P0]], %{{[0-9]+}}) : (f32, f32, f32) -> f32
-// TEMPLATE-NEXT: %[[P2:[0-9]+]] = llvm.mlir.constant(2.00000072 : f32) : f32
 // TEMPLATE-NEXT: llvm.intr.fma(%{{[0-9]+}}, %[[P2]], %{{[0-9]+}}) : (f32, f32, f32) -> f32
 // TEMPLATE-NEXT: llvm.intr.fma(%{{[0-9]+}}, %[[P2]], %{{[0-9]+}}) : (f32, f32, f32) -> f32
 // TEMPLATE: llvm.load
 // TEMPLATE: llvm.load
-// TEMPLATE: %[[P1:[0-9]+]] = llvm.mlir.constant(2.00000048 : f32) : f32
+// TEMPLATE: llvm.intr.fma(%{{[0-9]+}}, %[[P1]], %{{[0-9]+}}) : (f32, f32, f32) -> f32
 // TEMPLATE-NEXT: llvm.intr.fma(%{{[0-9]+}}, %[[P1]], %{{[0-9]+}}) : (f32, f32, f32) -> f32
-// TEMPLATE-NEXT: llvm.intr.fma(%{{[0-9]+}}, %[[P1]], %{{[0-9]+}}) : (f32, f32, f32) -> f32
-// TEMPLATE-NEXT: %[[P3:[0-9]+]] = llvm.mlir.constant(2.00000095 : f32) : f32
 // TEMPLATE-NEXT: llvm.intr.fma(%{{[0-9]+}}, %[[P3]], %{{[0-9]+}}) : (f32, f32, f32) -> f32
 // TEMPLATE-NEXT: llvm.intr.fma(%{{[0-9]+}}, %[[P3]], %{{[0-9]+}}) : (f32, f32, f32) -> f32
 // TEMPLATE-NOT: llvm.intr.fma
@@ -52,11 +52,10 @@ func.func @conv(%x: tensor<1x1x1x3xf32>) -> tensor<1x2x1x2xf32> {
 // results were replaced by their addends).
 // FOLD-NOT: spconv.weights
 // FOLD-LABEL: llvm.func @spconv_conv2d_0(
-// FOLD-NOT: llvm.intr.fma
-// FOLD: %[[W0:[0-9]+]] = llvm.mlir.constant(1.500000e+00 : f32) : f32
-// FOLD-NEXT: %[[A0:[0-9]+]] = llvm.intr.fma(%[[X0:[0-9]+]], %[[W0]], %{{[0-9]+}}) : (f32, f32, f32) -> f32
+// FOLD-DAG: %[[W0:[0-9]+]] = llvm.mlir.constant(1.500000e+00 : f32) : f32
+// FOLD-DAG: %[[W2:[0-9]+]] = llvm.mlir.constant(-2.000000e+00 : f32) : f32
+// FOLD: %[[A0:[0-9]+]] = llvm.intr.fma(%[[X0:[0-9]+]], %[[W0]], %{{[0-9]+}}) : (f32, f32, f32) -> f32
 // FOLD-NEXT: %[[A1:[0-9]+]] = llvm.intr.fma(%[[X1:[0-9]+]], %[[W0]], %{{[0-9]+}}) : (f32, f32, f32) -> f32
-// FOLD-NEXT: %[[W2:[0-9]+]] = llvm.mlir.constant(-2.000000e+00 : f32) : f32
 // FOLD-NEXT: %[[A2:[0-9]+]] = llvm.intr.fma(%[[X0]], %[[W2]], %{{[0-9]+}}) : (f32, f32, f32) -> f32
 // FOLD-NEXT: %[[A3:[0-9]+]] = llvm.intr.fma(%[[X1]], %[[W2]], %{{[0-9]+}}) : (f32, f32, f32) -> f32
 // FOLD-NOT: llvm.load
@@ -71,21 +70,22 @@ func.func @conv(%x: tensor<1x1x1x3xf32>) -> tensor<1x2x1x2xf32> {
 // FOLD-NOT: 2.000000{{[0-9]+}} : f32
 // FOLD-LABEL: llvm.func @_mlir_ciface_spconv_conv2d_0(
 
-// strict-ieee: all 8 FMAs stay, the zero weights as 0.0 and -0.0 immediates.
+// strict-ieee: all 8 FMAs stay, the zero weights as 0.0 and -0.0 immediates (the weight
+// constants come first at the entry, before the accumulators' zeros).
 // STRICT-NOT: spconv.weights
 // STRICT-LABEL: llvm.func @spconv_conv2d_0(
-// STRICT: %[[W0:[0-9]+]] = llvm.mlir.constant(1.500000e+00 : f32) : f32
+// STRICT-DAG: %[[W3:[0-9]+]] = llvm.mlir.constant(-0.000000e+00 : f32) : f32
+// STRICT-DAG: %[[W1:[0-9]+]] = llvm.mlir.constant(0.000000e+00 : f32) : f32
+// STRICT-DAG: %[[W2:[0-9]+]] = llvm.mlir.constant(-2.000000e+00 : f32) : f32
+// STRICT-DAG: %[[W0:[0-9]+]] = llvm.mlir.constant(1.500000e+00 : f32) : f32
+// STRICT: llvm.intr.fma(%{{[0-9]+}}, %[[W0]], %{{[0-9]+}})
 // STRICT-NEXT: llvm.intr.fma(%{{[0-9]+}}, %[[W0]], %{{[0-9]+}})
-// STRICT-NEXT: llvm.intr.fma(%{{[0-9]+}}, %[[W0]], %{{[0-9]+}})
-// STRICT-NEXT: %[[W2:[0-9]+]] = llvm.mlir.constant(-2.000000e+00 : f32) : f32
 // STRICT-NEXT: llvm.intr.fma(%{{[0-9]+}}, %[[W2]], %{{[0-9]+}})
 // STRICT-NEXT: llvm.intr.fma(%{{[0-9]+}}, %[[W2]], %{{[0-9]+}})
 // STRICT: llvm.load
 // STRICT: llvm.load
-// STRICT: %[[W1:[0-9]+]] = llvm.mlir.constant(0.000000e+00 : f32) : f32
+// STRICT: llvm.intr.fma(%{{[0-9]+}}, %[[W1]], %{{[0-9]+}})
 // STRICT-NEXT: llvm.intr.fma(%{{[0-9]+}}, %[[W1]], %{{[0-9]+}})
-// STRICT-NEXT: llvm.intr.fma(%{{[0-9]+}}, %[[W1]], %{{[0-9]+}})
-// STRICT-NEXT: %[[W3:[0-9]+]] = llvm.mlir.constant(-0.000000e+00 : f32) : f32
 // STRICT-NEXT: llvm.intr.fma(%{{[0-9]+}}, %[[W3]], %{{[0-9]+}})
 // STRICT-NEXT: llvm.intr.fma(%{{[0-9]+}}, %[[W3]], %{{[0-9]+}})
 // STRICT-NOT: llvm.intr.fma

@@ -1,8 +1,9 @@
-//===- ConvTemplate.h - unrolled direct-convolution body --------*- C++ -*-===//
+//===- ConvTemplate.h - direct-convolution template body --------*- C++ -*-===//
 //
 // Emits the pieces of the direct-convolution template shared by the GPU kernel and its
-// serial CPU twin: staging an input tile into (shared) memory, the fully unrolled FMAs of one
-// staged channel chunk for one block of output channels, and the guarded output stores.
+// serial CPU twin: staging an input tile into (shared) memory, the FMAs of one staged
+// channel chunk for one block of output channels (an affine nest, unrolled by
+// unrollTemplateNests), and the guarded output stores.
 // Weights and biases are placeholders (Placeholder.h); the drivers decide how threads and
 // barriers are realised.
 //
@@ -45,8 +46,13 @@ public:
   llvm::SmallVector<mlir::Value> emitInitialAccumulators(mlir::OpBuilder &b,
                                                          mlir::Location loc,
                                                          int64_t kb) const;
-  /// The unrolled FMAs of channel chunk `chunk` for channel block `kb`; `accs` in, out.
-  void emitChunkFMAs(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid, int64_t kb,
+  /// The FMAs of channel chunk `chunk` for channel block `kb` as an affine nest over
+  /// (cc, r, s, [o,] kk[, o]) whose weights are computed from the induction variables
+  /// (docs/design.md, "The FMAs as an affine nest"); `accs` in, out. The accumulators live
+  /// in a private register array during the nest: `accs` are stored into it before and
+  /// reloaded from it after, and unrollTemplateNests (UnrollNests.h) turns the whole into
+  /// straight-line FMAs on SSA values.
+  void emitChunkNest(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid, int64_t kb,
                      int64_t chunk, mlir::Value tile,
                      llvm::SmallVectorImpl<mlir::Value> &accs) const;
   /// Stores the thread's outputs (after the activation) where they fall inside the output.
@@ -58,6 +64,9 @@ public:
                  mlir::Value kBase = nullptr) const;
 
 private:
+  /// Tile index of the thread's first input in a channel plane.
+  mlir::Value emitThreadBase(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid) const;
+
   ConvShape shape;
   Tiling tiling;
   KernelGeometry geom;

@@ -9,10 +9,12 @@
 
 namespace spconv {
 /// Emits `func.func @name(%input: memref<NCHW>, %output: memref<NKPQ>)` running the GPU
-/// template's blocks, threads and barrier-separated phases one after another.
+/// template's blocks, threads and barrier-separated phases one after another. Its FMAs are
+/// unrolled (unrollTemplateNests) unless `unroll` is false. Returns null after an error at
+/// the offending op.
 mlir::func::FuncOp emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
                                  mlir::ModuleOp module, llvm::StringRef name,
-                                 mlir::Location loc);
+                                 mlir::Location loc, bool unroll = true);
 } // namespace spconv
 
 #endif

@@ -2,31 +2,17 @@
 #ifndef SPCONV_CONVERSION_SPCONVTOGPU_SPCONVTOGPU_H
 #define SPCONV_CONVERSION_SPCONVTOGPU_SPCONVTOGPU_H
 
-#include "spconv/Conversion/ConvTemplate/ConvShape.h"
-
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "spconv/Conversion/SpconvToAffine/SpconvToAffine.h"
 
 namespace spconv {
-/// What a template kernel holds.
-enum class KernelForm {
-  /// Every channel block's code, selected by a switch on blockIdx.y; its placeholders are
-  /// the conv's global weight indices (what spconv-fold-weights folds).
-  AllChannelBlocks,
-  /// Only channel block 0's code, storing to the channels of the block given by blockIdx.y
-  /// at run time (kBlockTemplateAttr). The PTX-level fold (Target/PtxBlockTemplate.h)
-  /// stamps one copy of its PTX per channel block with that block's weights.
-  OneChannelBlock,
-};
-
 /// Emits the placeholder template kernel for a conv of `shape` tiled by `tiling` (already
-/// complete, see chooseTiling) at the end of `gpuModule`, named `name`.
+/// complete, see chooseTiling) at the end of `gpuModule`, named `name`: the affine kernel
+/// of emitAffineGPUKernel with its nests unrolled to straight-line FMAs
+/// (unrollTemplateNests). Returns null after an error at the offending op.
 mlir::gpu::GPUFuncOp emitGPUKernel(const ConvShape &shape, const Tiling &tiling,
                                    mlir::gpu::GPUModuleOp gpuModule, llvm::StringRef name,
                                    mlir::Location loc,
                                    KernelForm form = KernelForm::AllChannelBlocks);
-/// Returns the module's `gpu.module @spconv_kernels`, creating it (and marking `module` as a
-/// GPU container) if needed.
-mlir::gpu::GPUModuleOp getOrCreateKernelModule(mlir::ModuleOp module);
 } // namespace spconv
 
 #endif
