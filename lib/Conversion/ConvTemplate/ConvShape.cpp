@@ -7,7 +7,6 @@
 
 #include <algorithm>
 
-
 using namespace spconv;
 
 ConvShape ConvShape::fromOp(Conv2DOp op) {
