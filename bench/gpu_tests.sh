@@ -3,8 +3,10 @@
 #        bench/gpu_tests.sh run OUTDIR        (on the GPU machine: needs spconv-bench)
 #
 # GPU correctness tests: the shapes of the CPU lit tests (test/Conversion/SpconvToCPU)
-# at sparsities 0, 0.5, 0.9 and 1.0, five cases with several channel blocks (the last
-# one partial) folded in PTX (one from NVPTX at -O0) and in LLVM IR, each verified on the GPU against cuDNN FP32.
+# at sparsities 0, 0.5, 0.9 and 1.0, cases with several channel blocks (the last one
+# partial), several staged chunks (staging shared by the blocks, and not), chunks split over
+# warp groups (--split-c), folded in PTX
+# (one from NVPTX at -O0) and in LLVM IR, each verified on the GPU against cuDNN FP32.
 # test/GPU/shapes.test runs a few of them through lit where a machine has both MLIR and a
 # GPU; the project's GPU machine has no MLIR, so there the cases are compiled here first
 # ("compile": OUTDIR/<shape>-p<P>/{kernels.json,kernels.cubin,weights.bin[,bias.bin]}),
@@ -51,6 +53,16 @@ shapes=(
   "depthwise-m2-partial|--shape 1,24,9,9,48,3,3 --groups 24 --pad 1,1,1,1|--block-k=32"
   "depthwise-m2-partial-llvm|--shape 1,24,9,9,48,3,3 --groups 24 --pad 1,1,1,1|--block-k=32 --fold-at=llvm"
   "grouped-1x1-s2|--shape 2,8,9,9,12,1,1 --groups 4 --stride 2,2 --bias|--code-budget=100"
+  "chunks-blocks|--shape 1,160,14,14,44,3,3 --pad 1,1,1,1 --bias --relu|--block-k=8"
+  "chunks-pieces|--shape 2,96,9,9,20,3,3 --pad 1,1,1,1 --bias|--block-k=4 --outputs-per-thread=2 --code-budget=3000"
+  "chunks-1x1|--shape 1,600,7,7,24,1,1 --bias --relu6|--block-k=8"
+  "chunks-s2|--shape 1,72,28,28,24,3,3 --stride 2,2 --pad 1,1,1,1|--block-k=8"
+  "chunks-copies|--shape 1,160,14,14,44,3,3 --pad 1,1,1,1 --bias --relu|--block-k=8 --share-staging=false --code-budget=3000"
+  "split2|--shape 1,64,14,14,24,3,3 --pad 1,1,1,1 --bias --relu|--block-k=8 --split-c=2"
+  "split4-1x1|--shape 1,256,14,14,40,1,1 --bias --relu6|--split-c=4"
+  "split3-partial|--shape 2,40,9,9,13,3,3 --pad 1,1,1,1|--block-k=5 --tile-p=8 --threads-q=4 --split-c=3 --chunk-c=4"
+  "split2-llvm|--shape 1,64,14,14,24,3,3 --pad 1,1,1,1 --bias --relu|--block-k=8 --split-c=2 --fold-at=llvm"
+  "split2-s2-pieces|--shape 1,96,28,28,32,3,3 --stride 2,2 --pad 1,1,1,1 --bias|--block-k=4 --split-c=2 --code-budget=3000"
 )
 sparsities=(0 0.5 0.9 1.0)
 

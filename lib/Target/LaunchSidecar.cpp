@@ -90,7 +90,8 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
                                       {"outputs_per_thread", t.outputsPerThread},
                                       {"tile_p", t.tileP},
                                       {"threads_q", t.threadsQ},
-                                      {"chunk_c", t.chunkC}}},
+                                      {"chunk_c", t.chunkC},
+                                      {"split_c", std::max<int64_t>(1, t.splitC)}}},
     });
     return WalkResult::advance();
   });

@@ -175,27 +175,53 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
       BlockWeights blockWeights{*weights,          bias, shape.k, tiling.blockK, geometry.kBlocks,
                                 options.strictIEEE};
       PtxFoldCounts counts;
+      // Staging shared by the channel blocks when the template allows it: then a unit
+      // pays the staging once and each block only its FMA regions.
+      bool shared = options.shareStaging && tmpl.sharesStaging();
       std::vector<std::string> blocks;
+      std::vector<std::vector<std::string>> blockRegions;
       int64_t largestBlock = 0;
       for (int64_t kb = 0; kb < geometry.kBlocks; ++kb) {
-        llvm::Expected<std::string> block = tmpl.stampBlock(name, blockWeights, kb, counts);
-        if (!block)
+        llvm::Error err = llvm::Error::success();
+        if (shared) {
+          llvm::Expected<std::vector<std::string>> regions =
+              tmpl.stampRegions(name, blockWeights, kb, counts);
+          if (regions) {
+            int64_t size = tmpl.sharedInstructions();
+            for (const std::string &r : *regions)
+              size += countPtxInstructions(r);
+            largestBlock = std::max(largestBlock, size);
+            blockRegions.push_back(std::move(*regions));
+          } else {
+            err = regions.takeError();
+          }
+        } else {
+          llvm::Expected<std::string> block = tmpl.stampBlock(name, blockWeights, kb, counts);
+          if (block) {
+            largestBlock = std::max(largestBlock, countPtxInstructions(*block));
+            blocks.push_back(std::move(*block));
+          } else {
+            err = block.takeError();
+          }
+        }
+        if (err)
           return op.emitError("folding the weights into the template PTX failed: ")
-                 << llvm::toString(block.takeError());
-        largestBlock = std::max(largestBlock, countPtxInstructions(*block));
-        blocks.push_back(std::move(*block));
+                 << llvm::toString(std::move(err));
       }
       if (largestBlock > options.codeBudget && options.tiling.blockK == 0 && tiling.blockK > 1) {
         requested.blockK = tiling.blockK / 2;
         continue;
       }
+      int64_t minBlocks = minBlocksPerSMFor(tiling, options.minBlocksPerSM);
       std::vector<PtxUnit> units =
-          tmpl.assemble(name, blocks, options.codeBudget, options.minBlocksPerSM);
+          shared ? tmpl.assembleShared(name, blockRegions, options.codeBudget,
+                                       minBlocks)
+                 : tmpl.assemble(name, blocks, options.codeBudget, minBlocks);
       std::string what = describe(op);
       for (PtxUnit &unit : units) {
         unit.label = unit.isEntry ? what : what + " " + unit.symbol;
         if (!unit.isEntry)
-          unit.maxRegisters = maxRegistersFor(tiling.threads(), options.minBlocksPerSM);
+          unit.maxRegisters = maxRegistersFor(tiling.blockThreads(), minBlocks);
       }
       int64_t pieces = units.size() == 1 ? 1 : units.size() - 1;
       for (PtxUnit &unit : units) {

@@ -87,12 +87,22 @@ struct TranslateFlags {
                                   llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::opt<int64_t> chunkC{"chunk-c", llvm::cl::desc("Input channels staged at a time"),
                                 llvm::cl::init(0), llvm::cl::cat(tilingCat)};
+  llvm::cl::opt<int64_t> splitC{
+      "split-c",
+      llvm::cl::desc("Warp groups that split a block's chunks (0 = heuristic, 1 = no split)"),
+      llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::OptionCategory budgetCat{"spconv compile budgets (docs/design.md, \"Code-size budget\")"};
   llvm::cl::opt<int64_t> codeBudget{
       "code-budget",
       llvm::cl::desc("PTX instructions one ptxas run may assemble; bigger kernels are split "
                      "into pieces linked by nvlink (default 16384)"),
       llvm::cl::init(16384), llvm::cl::cat(budgetCat)};
+  llvm::cl::opt<bool> shareStaging{
+      "share-staging",
+      llvm::cl::desc("Share a kernel's staging code between its channel blocks, each "
+                     "branching to its own FMAs per chunk (default on; off: one whole body "
+                     "per channel block)"),
+      llvm::cl::init(true), llvm::cl::cat(budgetCat)};
   llvm::cl::opt<unsigned> jobs{
       "jobs", llvm::cl::desc("Concurrent ptxas runs (0 = the machine's cores)"),
       llvm::cl::init(0), llvm::cl::cat(budgetCat)};
@@ -120,8 +130,9 @@ struct TranslateFlags {
     o.llvmOptLevel = llvmOptLevel;
     o.ptxasOptLevel = ptxasOptLevel;
     o.minBlocksPerSM = minBlocksPerSM;
-    o.tiling = Tiling{blockK, outputsPerThread, tileP, threadsQ, chunkC};
+    o.tiling = Tiling{blockK, outputsPerThread, tileP, threadsQ, chunkC, splitC};
     o.codeBudget = codeBudget;
+    o.shareStaging = shareStaging;
     o.jobs = jobs;
     o.ptxasMemoryBudget = ptxasMemoryBudget << 20;
     o.progress = progress;

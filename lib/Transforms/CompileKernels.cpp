@@ -88,7 +88,7 @@ struct SpconvCompileKernelsPass
       kernels.setTargetsAttr(ArrayAttr::get(
           ctx, {NVVM::NVVMTargetAttr::get(ctx, optLevel, "nvptx64-nvidia-cuda", chip)}));
     SymbolTable symbols(kernels);
-    Tiling requested{blockK, outputsPerThread, tileP, threadsQ, chunkC};
+    Tiling requested{blockK, outputsPerThread, tileP, threadsQ, chunkC, splitC};
     int64_t nextIndex = 0;
 
     for (Conv2DOp op : convs) {
@@ -134,9 +134,9 @@ struct SpconvCompileKernelsPass
       // Without a cap ptxas hoists loads into 255 registers per thread: 2 warps per
       // scheduler, which cannot hide shared-memory latency (ncu on vgg-conv3: 83% of cycles
       // with no eligible warp). Set on the copy, so it is not part of the template key.
-      if (minBlocksPerSM > 0)
+      if (int64_t minBlocks = minBlocksPerSMFor(tiling, minBlocksPerSM); minBlocks > 0)
         kernel->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
-                        IntegerAttr::get(IntegerType::get(ctx, 32), minBlocksPerSM));
+                        IntegerAttr::get(IntegerType::get(ctx, 32), minBlocks));
 
       FailureOr<FoldCounts> counts =
           foldWeightsInto(kernel, op.getWeights(), op.getBiasAttr(), strictIEEE, op.getLoc());

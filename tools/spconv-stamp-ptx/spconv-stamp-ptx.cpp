@@ -38,6 +38,10 @@ static cl::opt<bool> strictIEEE("strict-ieee", cl::desc("Keep products by zero")
 static cl::opt<int64_t> minBlocksPerSM("min-blocks-per-sm",
                                        cl::desc("Emit .minnctapersm (0 = none)"),
                                        cl::init(4));
+static cl::opt<bool> shareStaging("share-staging",
+                                  cl::desc("Share the staging code between channel blocks "
+                                           "(default on, as spconv-translate)"),
+                                  cl::init(true));
 static cl::opt<std::string> outputPath("o", cl::desc("Output PTX"), cl::init("-"));
 
 static int fail(const Twine &message) {
@@ -90,7 +94,7 @@ int main(int argc, char **argv) {
   int64_t kBlocks = k / blockK + (k % blockK != 0);
   spconv::BlockWeights w{weights, bias, k, blockK, kBlocks, strictIEEE};
   spconv::PtxFoldCounts counts;
-  Expected<std::string> kernel = tmpl->instantiate(name, w, minBlocksPerSM, counts);
+  Expected<std::string> kernel = tmpl->instantiate(name, w, minBlocksPerSM, counts, shareStaging);
   if (!kernel)
     return fail(toString(kernel.takeError()));
 
@@ -100,6 +104,8 @@ int main(int argc, char **argv) {
     return fail(outputPath + ": " + ec.message());
   out.os() << spconv::ptxModule(tmpl->moduleHeader(), "\n" + *kernel);
   out.keep();
+  if (shareStaging && !tmpl->sharesStaging())
+    errs() << "spconv-stamp-ptx: staging not shared: " << tmpl->whyNoSharedStaging() << "\n";
   errs() << "fmas_kept " << counts.kept << " fmas_deleted " << counts.deleted
          << " dead_loads " << counts.deadLoads << "\n";
   return 0;

@@ -14,7 +14,9 @@ defvar SpconvTilingOptions = [
   Option<"threadsQ", "threads-q", "int64_t", "0",
          "Threads along the output columns of a block (0 = heuristic)">,
   Option<"chunkC", "chunk-c", "int64_t", "0",
-         "Input channels staged in shared memory at a time (0 = heuristic)">
+         "Input channels staged in shared memory at a time (0 = heuristic)">,
+  Option<"splitC", "split-c", "int64_t", "0",
+         "Warp groups that split a block's chunks (0 = heuristic, 1 = no split)">
 ];
 
 def ConvertSpconvToAffine : Pass<"convert-spconv-to-affine", "::mlir::ModuleOp"> {
@@ -53,7 +55,7 @@ def ConvertSpconvToAffine : Pass<"convert-spconv-to-affine", "::mlir::ModuleOp">
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect", "::mlir::LLVM::LLVMDialect"
+    "::mlir::scf::SCFDialect", "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"
   ];
 }
 
@@ -73,7 +75,7 @@ def ConvertSpconvToGPU : Pass<"convert-spconv-to-gpu", "::mlir::ModuleOp"> {
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect", "::mlir::LLVM::LLVMDialect"
+    "::mlir::scf::SCFDialect", "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"
   ];
 }
 

@@ -40,6 +40,10 @@ struct ArtifactOptions {
   /// (docs/design.md, "Code-size budget"); a channel block over it makes the heuristic
   /// halve block-k.
   int64_t codeBudget = 16384;
+  /// One copy of the staging code per kernel unit for all its channel blocks, which then
+  /// branch to their own FMAs at each chunk (docs/design.md, "Shared staging"); off: a
+  /// whole body per channel block, as before.
+  bool shareStaging = true;
   unsigned jobs = 0;            // concurrent ptxas runs (0 = the machine's cores)
   uint64_t ptxasMemoryBudget = 2048ull << 20; // bytes for the concurrent ptxas runs
   bool progress = false;        // a line on stderr per assembled unit

@@ -15,9 +15,11 @@
 #define SPCONV_TARGET_PTXBLOCKTEMPLATE_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
 #include <memory>
@@ -105,11 +107,36 @@ public:
   std::vector<PtxUnit> assemble(llvm::StringRef name, llvm::ArrayRef<std::string> blocks,
                                 int64_t budget, int64_t minBlocksPerSM) const;
 
-  /// The kernel `name` computing every channel block of a conv with `weights`.
+  /// Whether kernels can share the staging code between channel blocks (docs/design.md,
+  /// "Shared staging"): the template marks where each chunk's FMAs end, every placeholder
+  /// sits inside such an FMA region, and no loop spans a region. When it cannot,
+  /// `whyNoSharedStaging()` says why and kernels get one whole body per channel block.
+  bool sharesStaging() const { return !regions.empty(); }
+  llvm::StringRef whyNoSharedStaging() const { return noSharingReason; }
+  /// PTX instructions outside the FMA regions (staging, addresses, stores): what a kernel
+  /// unit holds once however many channel blocks it covers.
+  int64_t sharedInstructions() const { return sharedInstructionCount; }
+
+  /// Channel block `kb`'s FMA regions folded with its weights, one text per region (the
+  /// region's registers that later code reads are left where the template had them).
+  /// Requires sharesStaging().
+  llvm::Expected<std::vector<std::string>> stampRegions(llvm::StringRef name,
+                                                        const BlockWeights &weights, int64_t kb,
+                                                        PtxFoldCounts &counts) const;
+
+  /// As assemble(), from every block's stamped regions (`blockRegions[kb]`): a unit holds
+  /// the staging and address code once and, at each region, an indexed branch on
+  /// `%ctaid.y` to its blocks' FMAs. A unit costs sharedInstructions() plus its blocks'.
+  std::vector<PtxUnit> assembleShared(llvm::StringRef name,
+                                      llvm::ArrayRef<std::vector<std::string>> blockRegions,
+                                      int64_t budget, int64_t minBlocksPerSM) const;
+
+  /// The kernel `name` computing every channel block of a conv with `weights`, staging
+  /// shared between blocks when the template allows it and `shareStaging` is set.
   /// `minBlocksPerSM` > 0 adds `.minnctapersm`.
   llvm::Expected<std::string> instantiate(llvm::StringRef name, const BlockWeights &weights,
-                                          int64_t minBlocksPerSM,
-                                          PtxFoldCounts &counts) const;
+                                          int64_t minBlocksPerSM, PtxFoldCounts &counts,
+                                          bool shareStaging = true) const;
 
   PtxBlockTemplate(PtxBlockTemplate &&) noexcept;
   PtxBlockTemplate &operator=(PtxBlockTemplate &&) noexcept;
@@ -119,6 +146,21 @@ public:
 
 private:
   PtxBlockTemplate();
+  /// checkWeights, and that channel block `kb` exists.
+  llvm::Error checkBlock(const BlockWeights &weights, int64_t kb) const;
+  /// Finds the FMA regions, or says in noSharingReason why staging cannot be shared.
+  void findRegions(llvm::ArrayRef<int64_t> firstUse, llvm::ArrayRef<int64_t> lastMention,
+                   llvm::ArrayRef<std::pair<size_t, uint32_t>> defs);
+  /// The body lines between FMA regions `i - 1` and `i` (i = regions.size(): after the last),
+  /// with the kernel renamed and, in a `.func` piece, `ret` turned into `exit`.
+  std::string sharedSegment(size_t i, llvm::StringRef name, bool exitForRet) const;
+  /// The units of kernel `name` with blocks of `sizes[kb]` instructions and `fixed` more per
+  /// unit; `body(os, first, last, inPiece)` writes the code for blocks [first, last).
+  std::vector<PtxUnit> packUnits(
+      llvm::StringRef name, llvm::ArrayRef<int64_t> sizes, int64_t fixed, int64_t budget,
+      int64_t minBlocksPerSM,
+      llvm::function_ref<void(llvm::raw_ostream &, int64_t, int64_t, bool)> body) const;
+
   // The template PTX; every StringRef below points into it. Behind a pointer so that moving
   // a template never moves the characters (a moved std::string may, when short).
   std::unique_ptr<const std::string> text;
@@ -132,6 +174,16 @@ private:
   std::vector<uint32_t> defCount; // definitions of each %r register in the body
   std::optional<BlockTemplateInfo> info;
   int64_t maxWeightIndex = -1, maxBiasIndex = -1;
+  /// A chunk's FMAs: body lines [first, last), straight-line, between the barrier after the
+  /// chunk's staging and the template's end-of-chunk marker; `liveOut`, the %r registers it
+  /// defines that lines after it mention (the accumulators, mostly).
+  struct Region {
+    size_t first = 0, last = 0;
+    std::vector<uint32_t> liveOut;
+  };
+  std::vector<Region> regions;
+  std::string noSharingReason;
+  int64_t sharedInstructionCount = 0;
 };
 } // namespace spconv
 

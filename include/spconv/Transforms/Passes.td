@@ -127,7 +127,9 @@ def SpconvCompileKernels : Pass<"spconv-compile-kernels", "::mlir::ModuleOp"> {
     Option<"threadsQ", "threads-q", "int64_t", "0",
            "Threads along the output columns of a block (0 = heuristic)">,
     Option<"chunkC", "chunk-c", "int64_t", "0",
-           "Input channels staged in shared memory at a time (0 = heuristic)">
+           "Input channels staged in shared memory at a time (0 = heuristic)">,
+    Option<"splitC", "split-c", "int64_t", "0",
+           "Warp groups that split a block's chunks (0 = heuristic, 1 = no split)">
   ];
   let statistics = [
     Statistic<"numCacheHits", "cache-hits", "Templates reused from the cache">,

@@ -57,9 +57,11 @@ std::string ConvShape::str() const {
 }
 
 std::string Tiling::str() const {
+  // Without a split the key is what it was before splits existed: cached templates stay valid.
   return llvm::formatv("bk{0}opt{1}tp{2}tq{3}cc{4}", blockK, outputsPerThread, tileP,
                        threadsQ, chunkC)
-      .str();
+             .str() +
+         (splitC > 1 ? "sc" + std::to_string(splitC) : std::string());
 }
 
 static constexpr int64_t kMaxLoadsPerRegion = 256;
@@ -93,10 +95,14 @@ KernelGeometry::KernelGeometry(const ConvShape &sh, const Tiling &t) {
   int64_t want = sh.r * sh.s > 1 ? kStageBatch : 1;
   stageBatch = std::max<int64_t>(1, std::min<int64_t>(want, ceilDiv(chunkFloats, threads)));
   sharedFloats = ceilDiv(chunkFloats, threads * stageBatch) * threads * stageBatch;
+  splitC = std::max<int64_t>(1, t.splitC);
+  // The groups' partial sums travel through the tiles at the end.
+  int64_t partials = (splitC - 1) * threads * t.blockK * t.outputsPerThread;
+  blockSharedFloats = std::max(sharedFloats * splitC, partials);
   grid[0] = tilesP * tilesQ;
   grid[1] = kBlocks;
   grid[2] = sh.n;
-  block[0] = t.threads();
+  block[0] = t.blockThreads();
   block[1] = block[2] = 1;
 }
 
@@ -112,6 +118,49 @@ static int64_t alignToGroups(const ConvShape &sh, int64_t blockK) {
   while (kpg % blockK != 0)
     --blockK;
   return blockK;
+}
+
+/// Splits a block's chunks over warp groups when the grid is small (docs/design.md, "Split
+/// chunks"): with fewer blocks than two waves of SMs, each SM has one or two blocks of a few
+/// warps, and every warp waits on its staging loads chunk after chunk with nothing else to
+/// run (docs/tuning-log.md, "Shared staging"). A group needs whole warps (its barrier counts
+/// threads in warps) and at least one chunk; a block stays within 512 threads so that 128
+/// registers per thread still fit; each group's tile gets kMaxSharedBytes / groups, so the
+/// heuristic's chunk shrinks to fit. An explicit split is kept when it can work, else 1.
+void spconv::chooseSplit(const ConvShape &sh, Tiling &t) {
+  constexpr int64_t kSplitBlocks = 2 * 132; // two waves of an H100's SMs
+  bool requested = t.splitC > 0;
+  auto feasible = [&](int64_t groups) {
+    if (groups == 1)
+      return true;
+    if (t.threads() % 32 != 0 || t.threads() * groups > 512)
+      return false;
+    KernelGeometry g(sh, t);
+    int64_t perChannel = g.inTileH * g.inTileW * 4;
+    int64_t chunk = std::min(t.chunkC, std::max<int64_t>(1, kMaxSharedBytes / groups / perChannel));
+    Tiling split = t;
+    split.chunkC = chunk;
+    split.splitC = groups;
+    KernelGeometry gs(sh, split);
+    return gs.numChunks >= groups && gs.blockSharedFloats * 4 <= kMaxSharedBytes;
+  };
+  if (!requested) {
+    KernelGeometry g(sh, t);
+    int64_t blocks = g.grid[0] * g.grid[1] * g.grid[2];
+    t.splitC = 1;
+    for (int64_t groups : {4, 2})
+      if (blocks * groups <= kSplitBlocks && feasible(groups)) {
+        t.splitC = groups;
+        break;
+      }
+  } else if (!feasible(t.splitC)) {
+    t.splitC = 1;
+  }
+  if (t.splitC > 1) {
+    KernelGeometry g(sh, t);
+    int64_t perChannel = g.inTileH * g.inTileW * 4;
+    t.chunkC = std::min(t.chunkC, std::max<int64_t>(1, kMaxSharedBytes / t.splitC / perChannel));
+  }
 }
 
 // The heuristic (docs/design.md, "Tiling heuristic"):
@@ -167,9 +216,12 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
         1, std::min({g.windowC, kTargetSharedBytes / perChannel, byLoads}));
   }
   t.chunkC = std::min(t.chunkC, KernelGeometry(sh, t).windowC);
-  // An explicit chunk-c may not exceed the hard limit either.
+  chooseSplit(sh, t);
+  // An explicit chunk-c may not exceed the hard limit either: each group's tile gets its
+  // share of it.
   KernelGeometry g(sh, t);
-  if (g.sharedFloats * 4 > kMaxSharedBytes)
-    t.chunkC = std::max<int64_t>(1, kMaxSharedBytes / (g.inTileH * g.inTileW * 4));
+  if (g.sharedFloats * 4 * t.splitC > kMaxSharedBytes)
+    t.chunkC =
+        std::max<int64_t>(1, kMaxSharedBytes / t.splitC / (g.inTileH * g.inTileW * 4));
   return t;
 }

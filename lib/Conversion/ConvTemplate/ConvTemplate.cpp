@@ -28,7 +28,7 @@ BlockCoords ConvTemplateEmitter::emitBlockCoords(OpBuilder &b, Location loc, Val
 
 void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const BlockCoords &bc,
                                     int64_t kb, int64_t chunk, Value input, Value tile,
-                                    Value kBase) const {
+                                    Value kBase, int64_t tileOffset) const {
   int64_t c0 = chunk * tiling.chunkC;
   int64_t chunkChannels = std::min(tiling.chunkC, geom.windowC - c0);
   // First input channel of the block's window: (first output channel / kpg) * cpg.
@@ -113,7 +113,8 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
   // (KernelGeometry::sharedFloats), where no FMA reads them.
   Value e = loop.getInductionVar();
   for (int64_t j = 0; j < batch; ++j) {
-    Value ej = j ? arith::AddIOp::create(b, loc, e, cst(b, loc, j * threads)).getResult() : e;
+    int64_t at = tileOffset + j * threads;
+    Value ej = at ? arith::AddIOp::create(b, loc, e, cst(b, loc, at)).getResult() : e;
     memref::StoreOp::create(b, loc, values[j], tile, ValueRange{ej});
   }
   scf::YieldOp::create(b, loc, ValueRange{row, col});
@@ -150,7 +151,8 @@ Value ConvTemplateEmitter::emitThreadBase(OpBuilder &b, Location loc, Value tid)
 
 void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, int64_t kb,
                                         int64_t chunk, Value tile,
-                                        SmallVectorImpl<Value> &accs) const {
+                                        SmallVectorImpl<Value> &accs,
+                                        int64_t tileOffset) const {
   MLIRContext *ctx = b.getContext();
   int64_t opt = tiling.outputsPerThread;
   int64_t kLo = kb * tiling.blockK;
@@ -161,6 +163,8 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
   int64_t cpg = shape.cpg(), kpg = shape.kpg();
   Type f32 = b.getF32Type();
   Value base = emitThreadBase(b, loc, tid);
+  if (tileOffset)
+    base = arith::AddIOp::create(b, loc, base, cst(b, loc, tileOffset));
 
   // Private register arrays: the accumulators (kk, o) and, with several outputs per thread,
   // the inputs of one (c, r, s) (o). Once the nest is fully unrolled every access has
@@ -275,6 +279,44 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
     for (int64_t o = 0; o < opt; ++o)
       accs[kk * opt + o] =
           affine::AffineLoadOp::create(b, loc, accBuf, constMap(kk, o), ValueRange{});
+}
+
+SmallVector<Value> ConvTemplateEmitter::emitZeroAccumulators(OpBuilder &b, Location loc,
+                                                             int64_t kb) const {
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  return SmallVector<Value>(numAccumulators(kb), zero);
+}
+
+/// Where partial sum `a` of thread `tid` of group `group` (>= 1) travels: the tiles, reused
+/// once every group is done with them; consecutive threads at consecutive words.
+static Value partialIndex(OpBuilder &b, Location loc, Value group, Value tid, int64_t a,
+                          int64_t threads, int64_t numAccs) {
+  Value slot = arith::MulIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, group, cst(b, loc, 1)), cst(b, loc, numAccs));
+  slot = arith::AddIOp::create(b, loc, slot, cst(b, loc, a));
+  return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, slot, cst(b, loc, threads)),
+                               tid);
+}
+
+void ConvTemplateEmitter::emitWritePartials(OpBuilder &b, Location loc, Value group, Value tid,
+                                            ArrayRef<Value> accs, Value tile) const {
+  for (size_t a = 0; a < accs.size(); ++a)
+    memref::StoreOp::create(
+        b, loc, accs[a], tile,
+        ValueRange{partialIndex(b, loc, group, tid, a, tiling.threads(), accs.size())});
+}
+
+void ConvTemplateEmitter::emitAddPartials(OpBuilder &b, Location loc, Value tid,
+                                          SmallVectorImpl<Value> &accs, Value tile) const {
+  for (int64_t g = 1; g < geom.splitC; ++g) {
+    Value group = cst(b, loc, g);
+    for (size_t a = 0; a < accs.size(); ++a) {
+      Value p = memref::LoadOp::create(
+          b, loc, tile,
+          ValueRange{partialIndex(b, loc, group, tid, a, tiling.threads(), accs.size())});
+      accs[a] = arith::AddFOp::create(b, loc, accs[a], p);
+    }
+  }
 }
 
 void ConvTemplateEmitter::emitStore(OpBuilder &b, Location loc, Value tid, const BlockCoords &bc,

@@ -17,11 +17,12 @@ DictionaryAttr spconv::makeLaunchAttr(MLIRContext *ctx, const ConvShape &shape,
       b.getNamedAttr("tile_p", b.getI64IntegerAttr(tiling.tileP)),
       b.getNamedAttr("threads_q", b.getI64IntegerAttr(tiling.threadsQ)),
       b.getNamedAttr("chunk_c", b.getI64IntegerAttr(tiling.chunkC)),
+      b.getNamedAttr("split_c", b.getI64IntegerAttr(g.splitC)),
   });
   return b.getDictionaryAttr({
       b.getNamedAttr("grid", b.getDenseI64ArrayAttr({g.grid[0], g.grid[1], g.grid[2]})),
       b.getNamedAttr("block", b.getDenseI64ArrayAttr({g.block[0], g.block[1], g.block[2]})),
-      b.getNamedAttr("shared_bytes", b.getI64IntegerAttr(g.sharedFloats * 4)),
+      b.getNamedAttr("shared_bytes", b.getI64IntegerAttr(g.blockSharedFloats * 4)),
       b.getNamedAttr("tiling", tilingAttr),
   });
 }
@@ -40,6 +41,7 @@ Tiling spconv::tilingFromLaunchAttr(DictionaryAttr launch) {
   t.tileP = get("tile_p");
   t.threadsQ = get("threads_q");
   t.chunkC = get("chunk_c");
+  t.splitC = get("split_c");
   return t;
 }
 

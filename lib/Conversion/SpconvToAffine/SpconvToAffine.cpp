@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/SymbolTable.h"
@@ -64,35 +65,103 @@ static void pinAccumulators(OpBuilder &b, Location loc, ArrayRef<Value> accs, in
                             /*operand_attrs=*/ArrayAttr());
 }
 
+/// Chunks [first, last) of channel block `kb` for the threads of one group: each staged by
+/// the group into its tile (at `tileOffset`), then its FMAs. `barrier` synchronises the
+/// group.
+static void emitChunks(OpBuilder &b, Location loc, const ConvTemplateEmitter &emitter,
+                       Value tid, const BlockCoords &bc, int64_t kb, int64_t first, int64_t last,
+                       Value input, Value tile, Value kBase, int64_t tileOffset,
+                       function_ref<void()> barrier, SmallVectorImpl<Value> &accs) {
+  for (int64_t chunk = first; chunk < last; ++chunk) {
+    // The previous chunk's readers must be done before the tile is overwritten.
+    if (chunk > first)
+      barrier();
+    emitter.emitStage(b, loc, tid, bc, kb, chunk, input, tile, kBase, tileOffset);
+    barrier();
+    emitter.emitChunkNest(b, loc, tid, kb, chunk, tile, accs, tileOffset);
+    pinAccumulators(b, loc, accs, kb, chunk);
+  }
+}
+
 /// The code of one channel block: accumulators, every staged chunk with its FMAs, stores.
+/// With split chunks (Tiling::splitC > 1) each warp group runs its own chunks behind its own
+/// named barrier (an scf.index_switch on the group: the groups' code is disjoint, so every
+/// chunk's FMAs still exist once), then the groups' partial sums are added through shared
+/// memory and the first group stores (docs/design.md, "Split chunks").
 static void emitChannelBlock(OpBuilder &b, Location loc, const ConvTemplateEmitter &emitter,
                              Value tid, const BlockCoords &bc, int64_t kb, Value input,
                              Value output, Value tile, Value kBase) {
   const KernelGeometry &g = emitter.geometry();
-  SmallVector<Value> accs = emitter.emitInitialAccumulators(b, loc, kb);
-  for (int64_t chunk = 0; chunk < g.numChunks; ++chunk) {
-    // The previous chunk's readers must be done before the tile is overwritten.
-    if (chunk > 0)
-      gpu::BarrierOp::create(b, loc);
-    emitter.emitStage(b, loc, tid, bc, kb, chunk, input, tile, kBase);
-    gpu::BarrierOp::create(b, loc);
-    emitter.emitChunkNest(b, loc, tid, kb, chunk, tile, accs);
-    pinAccumulators(b, loc, accs, kb, chunk);
+  if (g.splitC == 1) {
+    SmallVector<Value> accs = emitter.emitInitialAccumulators(b, loc, kb);
+    emitChunks(b, loc, emitter, tid, bc, kb, 0, g.numChunks, input, tile, kBase, 0,
+               [&] { gpu::BarrierOp::create(b, loc); }, accs);
+    emitter.emitStore(b, loc, tid, bc, kb, accs, output, kBase);
+    return;
   }
-  emitter.emitStore(b, loc, tid, bc, kb, accs, output, kBase);
+  int64_t threads = g.block[0] / g.splitC;
+  Value group = arith::DivUIOp::create(b, loc, tid, arith::ConstantIndexOp::create(b, loc, threads));
+  Value groupTid =
+      arith::RemUIOp::create(b, loc, tid, arith::ConstantIndexOp::create(b, loc, threads));
+  int64_t numAccs = emitter.numAccumulators(kb);
+  SmallVector<Type> accTypes(numAccs, b.getF32Type());
+  SmallVector<int64_t> cases;
+  for (int64_t grp = 1; grp < g.splitC; ++grp)
+    cases.push_back(grp);
+  // Group 0 is the default case.
+  auto sw = scf::IndexSwitchOp::create(b, loc, accTypes, group, cases, cases.size());
+  for (int64_t grp = 0; grp < g.splitC; ++grp) {
+    OpBuilder::InsertionGuard guard(b);
+    Region &region = grp == 0 ? sw.getDefaultRegion() : sw.getCaseRegions()[grp - 1];
+    b.setInsertionPointToStart(&region.emplaceBlock());
+    SmallVector<Value> accs = grp == 0 ? emitter.emitInitialAccumulators(b, loc, kb)
+                                       : emitter.emitZeroAccumulators(b, loc, kb);
+    // Barrier 0 is the whole block's; group grp uses barrier grp + 1, counting its threads.
+    Value id = arith::ConstantIntOp::create(b, loc, b.getI32Type(), grp + 1);
+    Value count = arith::ConstantIntOp::create(b, loc, b.getI32Type(), threads);
+    auto [first, last] = g.groupChunks(grp);
+    emitChunks(b, loc, emitter, groupTid, bc, kb, first, last, input, tile, kBase,
+               grp * g.sharedFloats,
+               [&] {
+                 NVVM::BarrierOp::create(b, loc, Type(), id, count,
+                                         NVVM::BarrierReductionAttr(), Value());
+               },
+               accs);
+    scf::YieldOp::create(b, loc, accs);
+  }
+  SmallVector<Value> accs(sw.getResults());
+  // Every group is done with its tile: the partial sums may overwrite them.
+  gpu::BarrierOp::create(b, loc);
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, group,
+                                        arith::ConstantIndexOp::create(b, loc, 0));
+  {
+    auto write = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(write.elseBlock());
+    emitter.emitWritePartials(b, loc, group, groupTid, accs, tile);
+  }
+  gpu::BarrierOp::create(b, loc);
+  auto store = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(store.thenBlock());
+  emitter.emitAddPartials(b, loc, groupTid, accs, tile);
+  emitter.emitStore(b, loc, groupTid, bc, kb, accs, output, kBase);
 }
 
 gpu::GPUFuncOp spconv::emitAffineGPUKernel(const ConvShape &shape, const Tiling &tiling,
                                      gpu::GPUModuleOp gpuModule, StringRef name, Location loc,
                                      KernelForm form) {
   MLIRContext *ctx = gpuModule.getContext();
+  // Split chunks synchronise their warp groups with nvvm.barrier (named barriers); callers
+  // outside a pass (the template cache's scratch module) may not have loaded NVVM yet.
+  ctx->getOrLoadDialect<NVVM::NVVMDialect>();
   ConvTemplateEmitter emitter(shape, tiling);
   const KernelGeometry &g = emitter.geometry();
   Type f32 = Float32Type::get(ctx);
   auto inType = MemRefType::get({shape.n, shape.c, shape.h, shape.w}, f32);
   auto outType = MemRefType::get({shape.n, shape.k, shape.p, shape.q}, f32);
   auto tileType =
-      MemRefType::get({g.sharedFloats}, f32, MemRefLayoutAttrInterface{},
+      MemRefType::get({g.blockSharedFloats}, f32, MemRefLayoutAttrInterface{},
                       gpu::AddressSpaceAttr::get(ctx, gpu::GPUDialect::getWorkgroupAddressSpace()));
 
   OpBuilder b = OpBuilder::atBlockEnd(gpuModule.getBody());
@@ -177,7 +246,7 @@ struct ConvertSpconvToAffinePass
   using Base::Base;
 
   void runOnOperation() override {
-    Tiling requested{blockK, outputsPerThread, tileP, threadsQ, chunkC};
+    Tiling requested{blockK, outputsPerThread, tileP, threadsQ, chunkC, splitC};
     if (failed(lowerConvsToGPU(getOperation(), requested, /*unroll=*/false)))
       signalPassFailure();
   }

@@ -57,9 +57,10 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
   Value input = entry->getArgument(0), output = entry->getArgument(1);
-  Value tile = memref::AllocaOp::create(b, loc, MemRefType::get({g.sharedFloats}, f32));
-  Value accBuf =
-      memref::AllocaOp::create(b, loc, MemRefType::get({tiling.threads(), maxAccs}, f32));
+  Value tile = memref::AllocaOp::create(b, loc, MemRefType::get({g.blockSharedFloats}, f32));
+  int64_t threads = tiling.threads(); // of one group
+  Value accBuf = memref::AllocaOp::create(
+      b, loc, MemRefType::get({threads * g.splitC, maxAccs}, f32));
 
   for (int64_t kb = 0; kb < g.kBlocks; ++kb) {
     auto nLoop = scf::ForOp::create(b, loc, cst(b, loc, 0), cst(b, loc, shape.n), cst(b, loc, 1));
@@ -70,31 +71,52 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
     BlockCoords bc =
         emitter.emitBlockCoords(b, loc, tLoop.getInductionVar(), nLoop.getInductionVar());
     int64_t numAccs = emitter.numAccumulators(kb);
-    auto saveAccs = [&](OpBuilder &tb, Value tid, ArrayRef<Value> accs) {
-      for (int64_t a = 0; a < numAccs; ++a)
-        memref::StoreOp::create(tb, loc, accs[a], accBuf, ValueRange{tid, cst(tb, loc, a)});
+    // Thread `tid` of group `grp` keeps its accumulators in row grp * threads + tid.
+    auto row = [&](OpBuilder &tb, Value tid, int64_t grp) -> Value {
+      return grp ? arith::AddIOp::create(tb, loc, tid, cst(tb, loc, grp * threads)).getResult()
+                 : tid;
     };
-    auto loadAccs = [&](OpBuilder &tb, Value tid) {
+    auto saveAccs = [&](OpBuilder &tb, Value r, ArrayRef<Value> accs) {
+      for (int64_t a = 0; a < numAccs; ++a)
+        memref::StoreOp::create(tb, loc, accs[a], accBuf, ValueRange{r, cst(tb, loc, a)});
+    };
+    auto loadAccs = [&](OpBuilder &tb, Value r) {
       SmallVector<Value> accs;
       for (int64_t a = 0; a < numAccs; ++a)
-        accs.push_back(memref::LoadOp::create(tb, loc, accBuf, ValueRange{tid, cst(tb, loc, a)}));
+        accs.push_back(memref::LoadOp::create(tb, loc, accBuf, ValueRange{r, cst(tb, loc, a)}));
       return accs;
     };
-    forEachThread(b, loc, tiling.threads(), [&](OpBuilder &tb, Value tid) {
-      saveAccs(tb, tid, emitter.emitInitialAccumulators(tb, loc, kb));
-    });
-    for (int64_t chunk = 0; chunk < g.numChunks; ++chunk) {
-      forEachThread(b, loc, tiling.threads(), [&](OpBuilder &tb, Value tid) {
-        emitter.emitStage(tb, loc, tid, bc, kb, chunk, input, tile);
+    // Split chunks (Tiling::splitC): the groups run one after the other here, each on its
+    // own tile, exactly the work the GPU's groups do side by side.
+    for (int64_t grp = 0; grp < g.splitC; ++grp) {
+      forEachThread(b, loc, threads, [&](OpBuilder &tb, Value tid) {
+        saveAccs(tb, row(tb, tid, grp),
+                 grp == 0 ? emitter.emitInitialAccumulators(tb, loc, kb)
+                          : emitter.emitZeroAccumulators(tb, loc, kb));
       });
-      forEachThread(b, loc, tiling.threads(), [&](OpBuilder &tb, Value tid) {
-        SmallVector<Value> accs = loadAccs(tb, tid);
-        emitter.emitChunkNest(tb, loc, tid, kb, chunk, tile, accs);
-        saveAccs(tb, tid, accs);
-      });
+      int64_t offset = grp * g.sharedFloats;
+      auto [first, last] = g.groupChunks(grp);
+      for (int64_t chunk = first; chunk < last; ++chunk) {
+        forEachThread(b, loc, threads, [&](OpBuilder &tb, Value tid) {
+          emitter.emitStage(tb, loc, tid, bc, kb, chunk, input, tile, nullptr, offset);
+        });
+        forEachThread(b, loc, threads, [&](OpBuilder &tb, Value tid) {
+          SmallVector<Value> accs = loadAccs(tb, row(tb, tid, grp));
+          emitter.emitChunkNest(tb, loc, tid, kb, chunk, tile, accs, offset);
+          saveAccs(tb, row(tb, tid, grp), accs);
+        });
+      }
     }
-    forEachThread(b, loc, tiling.threads(), [&](OpBuilder &tb, Value tid) {
-      emitter.emitStore(tb, loc, tid, bc, kb, loadAccs(tb, tid), output);
+    for (int64_t grp = 1; grp < g.splitC; ++grp)
+      forEachThread(b, loc, threads, [&](OpBuilder &tb, Value tid) {
+        emitter.emitWritePartials(tb, loc, cst(tb, loc, grp), tid,
+                                  loadAccs(tb, row(tb, tid, grp)), tile);
+      });
+    forEachThread(b, loc, threads, [&](OpBuilder &tb, Value tid) {
+      SmallVector<Value> accs = loadAccs(tb, tid);
+      if (g.splitC > 1)
+        emitter.emitAddPartials(tb, loc, tid, accs, tile);
+      emitter.emitStore(tb, loc, tid, bc, kb, accs, output);
     });
   }
   func::ReturnOp::create(b, loc);
@@ -113,7 +135,7 @@ struct ConvertSpconvToCPUPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<Conv2DOp> convs = collectUncompiledConvs(module);
-    Tiling requested{blockK, outputsPerThread, tileP, threadsQ, chunkC};
+    Tiling requested{blockK, outputsPerThread, tileP, threadsQ, chunkC, splitC};
     SymbolTable symbols(module);
     int64_t nextIndex = 0;
     for (Conv2DOp op : convs) {

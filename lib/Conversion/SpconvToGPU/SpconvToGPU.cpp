@@ -34,7 +34,7 @@ struct ConvertSpconvToGPUPass
   using Base::Base;
 
   void runOnOperation() override {
-    Tiling requested{blockK, outputsPerThread, tileP, threadsQ, chunkC};
+    Tiling requested{blockK, outputsPerThread, tileP, threadsQ, chunkC, splitC};
     if (failed(lowerConvsToGPU(getOperation(), requested, /*unroll=*/true)))
       signalPassFailure();
   }

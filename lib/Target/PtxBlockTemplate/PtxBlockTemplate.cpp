@@ -1,115 +1,25 @@
-//===- PtxBlockTemplate.cpp - weights folded into template PTX ------------===//
+//===- PtxBlockTemplate.cpp - parsing an NVPTX block template -------------===//
 //
-// NVPTX writes each virtual register once per definition and, in the template's
-// straight-line chunks, every FMA defines a fresh %r register. That makes the fold a single
-// forward walk over the text: an FMA by a zero weight is dropped and later mentions of its
-// result are renamed to its addend. Where that renaming is not provably safe (a register
-// defined twice, or mentioned above its definition) the FMA becomes a `mov` instead, which
-// is always correct and which ptxas propagates away.
+// Splits NVPTX's output for a one-channel-block template into what a stamped kernel copies
+// (header, parameters, declarations, body lines) and classifies every body line once:
+// FMAs and movs holding placeholders, shared loads, the rest. Also finds the FMA regions
+// that let channel blocks share the staging code (docs/design.md, "Shared staging").
+// Stamping is in PtxBlockStamp.cpp, assembling units in PtxKernelAssembly.cpp.
 //
 //===----------------------------------------------------------------------===//
-#include "spconv/Target/PtxBlockTemplate.h"
-#include "spconv/Conversion/ConvTemplate/Placeholder.h"
+#include "TemplateText.h"
 
-#include "llvm/ADT/SmallVector.h"
-#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cstdio>
 #include <limits>
-#include <optional>
 
 using namespace spconv;
+using namespace spconv::ptxtext;
 using llvm::StringRef;
 
-namespace {
-bool isIdentChar(char c) { return llvm::isAlnum(c) || c == '_' || c == '$'; }
 
-/// `%r<digits>`: a 32-bit virtual register, the class NVPTX uses for f32 values.
-std::optional<uint32_t> parseReg32(StringRef tok) {
-  if (!tok.consume_front("%r") || tok.empty() || !llvm::isDigit(tok.front()))
-    return std::nullopt;
-  uint32_t id;
-  if (tok.getAsInteger(10, id))
-    return std::nullopt;
-  return id;
-}
-
-/// `0f<8 hex digits>`: an f32 immediate.
-std::optional<float> parseF32Imm(StringRef tok) {
-  if (tok.size() != 10 || !tok.consume_front("0f"))
-    return std::nullopt;
-  uint32_t bits;
-  if (tok.getAsInteger(16, bits))
-    return std::nullopt;
-  return placeholder::fromBits(bits);
-}
-
-std::string f32Imm(float v) {
-  char buf[11];
-  std::snprintf(buf, sizeof buf, "0f%08X", unsigned(placeholder::toBits(v)));
-  return buf;
-}
-
-/// Splits "op a, b, c;" (leading whitespace already gone) into the opcode and operands.
-void splitInstruction(StringRef line, StringRef &opcode,
-                      llvm::SmallVectorImpl<StringRef> &operands) {
-  size_t ws = line.find_first_of(" \t");
-  opcode = line.substr(0, ws);
-  StringRef rest = ws == StringRef::npos ? StringRef() : line.substr(ws).trim();
-  rest.consume_back(";");
-  operands.clear();
-  if (rest.empty())
-    return;
-  llvm::SmallVector<StringRef> parts;
-  rest.split(parts, ',');
-  for (StringRef p : parts)
-    operands.push_back(p.trim());
-}
-
-/// Calls `fn(offset, token)` for every identifier-like or numeric token of `line`.
-template <typename Fn> void forEachToken(StringRef line, Fn fn) {
-  for (size_t i = 0; i < line.size();) {
-    char c = line[i];
-    if (c == '%' || isIdentChar(c)) {
-      size_t j = i + 1;
-      while (j < line.size() && (isIdentChar(line[j]) || (c == '%' && line[j] == '.')))
-        ++j;
-      fn(i, line.substr(i, j - i));
-      i = j;
-    } else {
-      ++i;
-    }
-  }
-}
-
-bool isPlaceholder(float v) {
-  return placeholder::decodeWeight(v) || placeholder::decodeBias(v);
-}
-} // namespace
-
-struct PtxBlockTemplate::Line {
-  enum Kind : uint8_t {
-    Plain,      // copied with registers, labels and the kernel name renamed
-    Fma,        // fma.rn.f32 d, a, b, c with a placeholder weight in a or b
-    MovConst,   // mov d, <placeholder>
-    SharedLoad, // ld.shared{,.v2,.v4}.{b32,f32} of %r registers
-  };
-  Kind kind = Plain;
-  StringRef text;
-  uint32_t dest = 0;       // %r id defined (Fma, MovConst)
-  // SharedLoad: the registers loaded (lane order), and for vector loads the address split
-  // into base and byte offset, so that a load with one lane left can become a scalar one.
-  llvm::SmallVector<uint32_t, 4> lanes;
-  StringRef addressBase;
-  int64_t addressOffset = 0;
-  // Fma: operands a, b, c; MovConst: the immediate. Decoded once here, not per channel
-  // block: the %r register an operand names and the placeholder an immediate holds.
-  StringRef ops[3];
-  std::optional<uint32_t> opReg[3];
-  std::optional<float> opPlaceholder[3];
-  bool usedBeforeDef = false; // Fma: its result is mentioned above it
-};
 
 static constexpr llvm::StringLiteral kInfoPrefix = "// spconv block template:";
 
@@ -253,7 +163,8 @@ llvm::Expected<PtxBlockTemplate> PtxBlockTemplate::parse(std::string ptx, String
       return parseError(j, "the template PTX holds more than one function");
 
   t.defCount.assign(numRegs, 0);
-  std::vector<int64_t> defLine(numRegs, -1), firstUse(numRegs, -1);
+  std::vector<int64_t> defLine(numRegs, -1), firstUse(numRegs, -1), lastMention(numRegs, -1);
+  std::vector<std::pair<size_t, uint32_t>> defs; // (body line, %r written), in line order
   t.body.reserve(bodyEnd - bodyFirst);
   llvm::SmallVector<StringRef> ops;
   for (size_t j = bodyFirst; j < bodyEnd; ++j) {
@@ -290,7 +201,9 @@ llvm::Expected<PtxBlockTemplate> PtxBlockTemplate::parse(std::string ptx, String
           return;
         }
         bool isDef = off < firstOperandEnd;
+        lastMention[*r] = index;
         if (isDef) {
+          defs.push_back({index, *r});
           ++t.defCount[*r];
           if (defLine[*r] < 0)
             defLine[*r] = index;
@@ -384,45 +297,130 @@ llvm::Expected<PtxBlockTemplate> PtxBlockTemplate::parse(std::string ptx, String
       line.usedBeforeDef = firstUse[line.dest] >= 0 && firstUse[line.dest] < defLine[line.dest];
   if (t.maxWeightIndex < 0)
     return parseError(bodyFirst, "no weight placeholder: not a template kernel");
+  t.findRegions(firstUse, lastMention, defs);
   return std::move(t);
 }
 
-namespace {
-/// One channel block's fold state over the body walk.
-struct BlockFold {
-  const BlockWeights &w;
-  int64_t kb, perChannel;
-  std::vector<int32_t> alias;          // %r id -> the register that replaced it, or -1
-  std::vector<float> constValue;       // %r id -> value, where `hasConst`
-  std::vector<uint8_t> hasConst, constAbsent;
-  std::vector<uint32_t> mentions;      // %r id -> occurrences in the emitted text
-  std::vector<std::string> immediate;  // %r id -> the constant it holds, if forwarded
+/// The comment NVPTX copies from the template's end-of-chunk inline asm
+/// (ConvTemplate.cpp pins each chunk's FMAs with it).
+static constexpr llvm::StringLiteral kChunkEndMarker = "// spconv channel block 0 chunk ";
 
-  BlockFold(const BlockWeights &w, int64_t kb, int64_t perChannel, size_t numRegs)
-      : w(w), kb(kb), perChannel(perChannel), alias(numRegs, -1), constValue(numRegs, 0.0f),
-        hasConst(numRegs, 0), constAbsent(numRegs, 0), mentions(numRegs, 0),
-        immediate(numRegs) {}
+/// A line that ends a straight-line stretch of code: a label, a barrier, a branch, a call or
+/// the end of the thread.
+static bool isRegionBoundary(StringRef s) {
+  if (s.ends_with(":"))
+    return true;
+  if (s.starts_with("@"))
+    s = s.drop_until([](char c) { return c == ' ' || c == '\t'; }).ltrim();
+  for (StringRef op : {"bar.", "barrier.", "bra", "brx", "call", "ret", "exit", "trap"})
+    if (s.starts_with(op))
+      return true;
+  return false;
+}
 
-  /// The real value of a placeholder; `absent` when it belongs to a channel past K.
-  float resolve(float placeholderValue, bool &absent) const {
-    absent = false;
-    if (std::optional<int64_t> i = placeholder::decodeWeight(placeholderValue)) {
-      int64_t k = kb * w.blockK + *i / perChannel;
-      if (k >= w.k) {
-        absent = true;
-        return 0.0f;
-      }
-      return w.weights[kb * w.blockK * perChannel + *i];
-    }
-    int64_t k = kb * w.blockK + *placeholder::decodeBias(placeholderValue);
-    if (k >= w.k) {
-      absent = true;
-      return 0.0f;
-    }
-    return w.bias[k];
+void PtxBlockTemplate::findRegions(llvm::ArrayRef<int64_t> firstUse,
+                                   llvm::ArrayRef<int64_t> lastMention,
+                                   llvm::ArrayRef<std::pair<size_t, uint32_t>> defs) {
+  auto refuse = [&](const llvm::Twine &why) {
+    regions.clear();
+    noSharingReason = why.str();
+  };
+  auto trimmed = [&](size_t i) { return body[i].text.trim(); };
+  // A region runs back from a chunk's end marker to the barrier (or any other boundary)
+  // before it: the chunk's shared loads and FMAs.
+  size_t previousEnd = 0;
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (!trimmed(i).starts_with(kChunkEndMarker))
+      continue;
+    size_t first = i;
+    while (first > previousEnd && !isRegionBoundary(trimmed(first - 1)))
+      --first;
+    regions.push_back({first, i, {}});
+    previousEnd = i + 1;
   }
-};
-} // namespace
+  if (regions.empty())
+    return refuse("the template marks no chunk ends");
+
+  // Every placeholder must be folded per block, so it must sit in a region.
+  size_t next = 0;
+  for (size_t i = 0; i < body.size(); ++i) {
+    while (next < regions.size() && regions[next].last <= i)
+      ++next;
+    bool inRegion = next < regions.size() && regions[next].first <= i;
+    if (!inRegion && body[i].kind != Line::Plain && body[i].kind != Line::SharedLoad)
+      return refuse("template line '" + trimmed(i) + "' holds a weight outside the FMAs");
+  }
+
+  // No loop may contain a region: the register analysis below follows line order. Branch
+  // targets are labels, or for `brx.idx` the labels of a `.branchtargets` list.
+  llvm::StringMap<size_t> labels;
+  llvm::StringMap<llvm::SmallVector<StringRef>> tables;
+  for (size_t i = 0; i < body.size(); ++i) {
+    StringRef s = trimmed(i);
+    if (s.ends_with(":")) {
+      labels[s.drop_back()] = i;
+    } else if (auto [name, list] = s.split(':'); list.trim().starts_with(".branchtargets")) {
+      // NVPTX writes the list over several lines, up to the one ending in ';'.
+      llvm::SmallVector<StringRef> &targets = tables[name.trim()];
+      StringRef part = list.trim().drop_front(StringRef(".branchtargets").size());
+      while (true) {
+        llvm::SmallVector<StringRef> pieces;
+        part.rtrim(';').split(pieces, ',', -1, /*KeepEmpty=*/false);
+        for (StringRef t : pieces)
+          if (!t.trim().empty())
+            targets.push_back(t.trim());
+        if (part.ends_with(";") || ++i >= body.size())
+          break;
+        part = trimmed(i);
+      }
+    }
+  }
+  for (size_t i = 0; i < body.size(); ++i) {
+    StringRef s = trimmed(i);
+    if (!isRegionBoundary(s) || s.ends_with(":"))
+      continue;
+    StringRef insn = s.starts_with("@") ? s.drop_until([](char c) { return c == ' ' || c == '\t'; }).ltrim() : s;
+    if (!insn.starts_with("bra") && !insn.starts_with("brx"))
+      continue;
+    StringRef operand = s.substr(s.find_last_of(" \t") + 1).rtrim(';').trim();
+    llvm::SmallVector<StringRef> targets{operand};
+    if (insn.starts_with("brx")) {
+      auto table = tables.find(operand);
+      if (table == tables.end())
+        return refuse("indexed branch without its target list in '" + s + "'");
+      targets = table->second;
+    }
+    for (StringRef target : targets) {
+      auto it = labels.find(target);
+      if (it == labels.end())
+        return refuse("branch to an unknown label in '" + s + "'");
+      for (const Region &r : regions)
+        if (it->second < r.first && r.last <= i)
+          return refuse("a loop contains the FMAs of a chunk");
+    }
+  }
+
+  // What each region leaves to later lines; nothing it defines may be read above it.
+  llvm::DenseSet<uint32_t> seen;
+  for (Region &r : regions) {
+    seen.clear();
+    auto d = llvm::lower_bound(defs, std::make_pair(r.first, uint32_t(0)));
+    for (; d != defs.end() && d->first < r.last; ++d) {
+      uint32_t reg = d->second;
+      if (firstUse[reg] >= 0 && size_t(firstUse[reg]) < r.first)
+        return refuse("register %r" + llvm::Twine(reg) + " is read above the FMAs defining it");
+      if (lastMention[reg] >= int64_t(r.last) && seen.insert(reg).second)
+        r.liveOut.push_back(reg);
+    }
+  }
+
+  for (size_t i = 0; i <= regions.size(); ++i) {
+    size_t first = i == 0 ? 0 : regions[i - 1].last;
+    size_t last = i < regions.size() ? regions[i].first : body.size();
+    for (size_t j = first; j < last; ++j)
+      sharedInstructionCount += countPtxInstructions(body[j].text);
+  }
+}
 
 llvm::Error PtxBlockTemplate::checkWeights(const BlockWeights &w) const {
   // ceil(k / blockK) without forming k + blockK - 1, which overflows for a huge block-k
@@ -457,209 +455,3 @@ llvm::Error PtxBlockTemplate::checkWeights(const BlockWeights &w) const {
   return llvm::Error::success();
 }
 
-/// Copies a line with the kernel renamed, labels suffixed per block and %r registers
-/// replaced through `fold.alias` (when given), counting every register it writes out.
-static void emitRenamed(llvm::raw_ostream &os, StringRef line, StringRef tmplName,
-                        StringRef name, BlockFold *fold, StringRef labelSuffix) {
-  size_t last = 0;
-  forEachToken(line, [&](size_t off, StringRef tok) {
-    if (fold)
-      if (std::optional<uint32_t> r = parseReg32(tok)) {
-        uint32_t id = fold->alias[*r] >= 0 ? uint32_t(fold->alias[*r]) : *r;
-        ++fold->mentions[id];
-        if (id != *r) {
-          os << line.substr(last, off - last) << "%r" << id;
-          last = off + tok.size();
-        }
-        return;
-      }
-    if (tok.starts_with("$")) {
-      os << line.substr(last, off + tok.size() - last) << labelSuffix;
-      last = off + tok.size();
-    } else if (size_t at = tok.find(tmplName); at != StringRef::npos) {
-      // The entry, its parameters and its shared tile (`__wg_<entry>_0`) carry the name.
-      os << line.substr(last, off - last) << tok.take_front(at) << name
-         << tok.drop_front(at + tmplName.size());
-      last = off + tok.size();
-    }
-  });
-  os << line.substr(last) << '\n';
-}
-
-llvm::Expected<std::string> PtxBlockTemplate::stampBlock(StringRef name, const BlockWeights &w,
-                                                         int64_t kb,
-                                                         PtxFoldCounts &counts) const {
-  if (llvm::Error err = checkWeights(w))
-    return std::move(err);
-  if (kb < 0 || kb >= w.kBlocks)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "channel block " + llvm::Twine(kb) + " out of range");
-  int64_t perChannel = w.weights.size() / w.k;
-  std::string out;
-  out.reserve(text->size() * 2 / 10 + 1024);
-  llvm::raw_string_ostream os(out);
-  StringRef tmplName = entry;
-  auto emitRenamed = [&](StringRef line, BlockFold *fold, StringRef labelSuffix) {
-    ::emitRenamed(os, line, tmplName, name, fold, labelSuffix);
-  };
-  std::string suffix = "_b" + std::to_string(kb);
-  os << "$spconv_block_" << kb << ":\n\t{\n";
-  for (StringRef d : localDecls)
-    emitRenamed(d, nullptr, "");
-  BlockFold fold(w, kb, perChannel, defCount.size());
-  // Where each shared load, and each mov that a deleted FMA left with a constant, landed in
-  // `out`, to drop the ones nobody reads afterwards (`line` is null for such a mov).
-  struct LoadSpan {
-    size_t begin, end;
-    const Line *line;
-    uint32_t movDest;
-  };
-  std::vector<LoadSpan> loads;
-  size_t blockBegin = out.size();
-  for (const Line &line : body) {
-    switch (line.kind) {
-    case Line::SharedLoad: {
-      size_t begin = out.size();
-      emitRenamed(line.text, &fold, suffix);
-      loads.push_back({begin - blockBegin, out.size() - blockBegin, &line, 0});
-      break;
-    }
-    case Line::MovConst: {
-      bool absent;
-      float v = fold.resolve(*line.opPlaceholder[0], absent);
-      if (defCount[line.dest] == 1) {
-        fold.hasConst[line.dest] = 1;
-        fold.constValue[line.dest] = v;
-        fold.constAbsent[line.dest] = absent;
-      }
-      ++fold.mentions[line.dest];
-      os << "\tmov.b32 \t%r" << line.dest << ", " << f32Imm(v) << ";\n";
-      break;
-    }
-    case Line::Fma: {
-      // Which factor holds the weight, and its value.
-      std::optional<float> weight;
-      bool absent = false;
-      int weightOp = -1;
-      for (int o : {0, 1}) {
-        if (line.opPlaceholder[o]) {
-          weight = fold.resolve(*line.opPlaceholder[o], absent);
-          weightOp = o;
-        } else if (line.opReg[o] && fold.hasConst[*line.opReg[o]]) {
-          weight = fold.constValue[*line.opReg[o]];
-          absent = fold.constAbsent[*line.opReg[o]];
-          weightOp = o;
-        }
-      }
-      // The addend: a register (through the aliases) or an immediate (maybe the bias).
-      std::string addend;
-      std::optional<uint32_t> addendReg = line.opReg[2];
-      if (addendReg) {
-        if (fold.alias[*addendReg] >= 0)
-          addendReg = uint32_t(fold.alias[*addendReg]);
-        if (!fold.immediate[*addendReg].empty()) {
-          addend = fold.immediate[*addendReg];
-          addendReg.reset();
-        } else if (fold.hasConst[*addendReg]) {
-          // A bias the template moved into a register (NVPTX at -O0).
-          addend = f32Imm(fold.constValue[*addendReg]);
-          addendReg.reset();
-        } else {
-          addend = "%r" + std::to_string(*addendReg);
-        }
-      } else if (line.opPlaceholder[2]) {
-        bool biasAbsent;
-        addend = f32Imm(fold.resolve(*line.opPlaceholder[2], biasAbsent));
-      } else {
-        addend = line.ops[2].str();
-      }
-      bool isZero = weight && *weight == 0.0f;
-      if (weight && (absent || (isZero && !w.strictIEEE))) {
-        ++counts.deleted;
-        // fma(x, 0, acc) == acc once NaN/Inf propagation from x is given up.
-        if (addendReg && defCount[line.dest] == 1 && defCount[*addendReg] == 1 &&
-            !line.usedBeforeDef) {
-          fold.alias[line.dest] = int32_t(*addendReg);
-        } else {
-          ++fold.mentions[line.dest];
-          if (addendReg)
-            ++fold.mentions[*addendReg];
-          size_t begin = out.size();
-          os << "\tmov.b32 \t%r" << line.dest << ", " << addend << ";\n";
-          // A constant (the bias, or 0): later FMAs take it as an immediate addend, as
-          // they would have from LLVM; the mov serves any other reader, and goes when
-          // there is none (most accumulators start with a run of zero weights).
-          if (!addendReg && defCount[line.dest] == 1 && !line.usedBeforeDef) {
-            fold.immediate[line.dest] = addend;
-            loads.push_back({begin - blockBegin, out.size() - blockBegin, nullptr, line.dest});
-          }
-        }
-        break;
-      }
-      if (weight)
-        ++counts.kept;
-      os << "\tfma.rn.f32 \t%r" << line.dest;
-      ++fold.mentions[line.dest];
-      for (int o : {0, 1}) {
-        os << ", ";
-        if (o == weightOp && line.opPlaceholder[o]) {
-          os << f32Imm(*weight);
-        } else if (std::optional<uint32_t> r = line.opReg[o]) {
-          uint32_t id = fold.alias[*r] >= 0 ? uint32_t(fold.alias[*r]) : *r;
-          ++fold.mentions[id];
-          os << "%r" << id;
-        } else {
-          os << line.ops[o];
-        }
-      }
-      if (addendReg)
-        ++fold.mentions[*addendReg];
-      os << ", " << addend << ";\n";
-      break;
-    }
-    case Line::Plain:
-      emitRenamed(line.text, &fold, suffix);
-      break;
-    }
-  }
-  // Drop loads whose only mention left is their own definition, and narrow vector loads
-  // with a single lane still read to a scalar load; compact the block's text in place.
-  std::string kept;
-  size_t from = 0;
-  StringRef blockText = StringRef(out).drop_front(blockBegin);
-  for (const LoadSpan &l : loads) {
-    if (!l.line) {
-      if (fold.mentions[l.movDest] == 1) {
-        kept += blockText.substr(from, l.begin - from);
-        from = l.end;
-        ++counts.deadMovs;
-      }
-      continue;
-    }
-    llvm::SmallVector<size_t, 4> live;
-    for (size_t lane = 0; lane < l.line->lanes.size(); ++lane)
-      if (fold.mentions[l.line->lanes[lane]] != 1)
-        live.push_back(lane);
-    if (live.size() == l.line->lanes.size() ||
-        (live.size() > 1 && l.line->lanes.size() > 1))
-      continue;
-    kept += blockText.substr(from, l.begin - from);
-    from = l.end;
-    if (live.empty()) {
-      counts.deadLoads += l.line->lanes.size();
-      continue;
-    }
-    counts.deadLoads += l.line->lanes.size() - 1;
-    int64_t offset = l.line->addressOffset + 4 * int64_t(live.front());
-    kept += "\tld.shared.b32 \t%r" + std::to_string(l.line->lanes[live.front()]) + ", [" +
-            l.line->addressBase.str() + (offset ? "+" + std::to_string(offset) : "") +
-            "];\n";
-  }
-  if (from != 0) {
-    kept += blockText.substr(from);
-    out.resize(blockBegin);
-    out += kept;
-  }
-  os << "\tret;\n\t}\n";
-  return out;
-}

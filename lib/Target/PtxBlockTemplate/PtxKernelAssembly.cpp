@@ -73,12 +73,13 @@ static std::string exitInsteadOfRet(StringRef block) {
   return out;
 }
 
-std::vector<PtxUnit> PtxBlockTemplate::assemble(StringRef name, llvm::ArrayRef<std::string> blocks,
-                                                int64_t budget, int64_t minBlocksPerSM) const {
-  std::vector<int64_t> sizes;
-  int64_t total = 0;
-  for (const std::string &b : blocks)
-    total += sizes.emplace_back(countPtxInstructions(b));
+std::vector<PtxUnit> PtxBlockTemplate::packUnits(
+    StringRef name, llvm::ArrayRef<int64_t> sizes, int64_t fixed, int64_t budget,
+    int64_t minBlocksPerSM,
+    llvm::function_ref<void(llvm::raw_ostream &, int64_t, int64_t, bool)> body) const {
+  int64_t total = fixed;
+  for (int64_t size : sizes)
+    total += size;
 
   llvm::SmallVector<StringRef> paramLines;
   params.split(paramLines, '\n', -1, /*KeepEmpty=*/false);
@@ -97,7 +98,8 @@ std::vector<PtxUnit> PtxBlockTemplate::assemble(StringRef name, llvm::ArrayRef<s
     entryDirectives += ".minnctapersm " + std::to_string(minBlocksPerSM) + "\n";
 
   std::vector<PtxUnit> units;
-  if (total <= budget || blocks.size() == 1) {
+  int64_t numBlocks = sizes.size();
+  if (total <= budget || numBlocks == 1) {
     // One kernel as NVPTX would have written it: the shared tile stays in its scope.
     PtxUnit unit;
     unit.symbol = name.str();
@@ -108,9 +110,7 @@ std::vector<PtxUnit> PtxBlockTemplate::assemble(StringRef name, llvm::ArrayRef<s
     os << "{\n";
     for (StringRef d : sharedDecls)
       os << renamed(d, entry, name) << "\n";
-    emitBlockChain(os, 0, blocks.size());
-    for (const std::string &b : blocks)
-      os << b;
+    body(os, 0, numBlocks, /*inPiece=*/false);
     os << "}\n";
     units.push_back(std::move(unit));
     return units;
@@ -129,9 +129,9 @@ std::vector<PtxUnit> PtxBlockTemplate::assemble(StringRef name, llvm::ArrayRef<s
     funcParams += (i ? ",\n\t.param .b64 " : "\t.param .b64 ") + paramNames[i];
 
   std::vector<std::pair<int64_t, int64_t>> ranges; // [first, last) channel blocks
-  for (int64_t kb = 0, n = blocks.size(); kb < n;) {
-    int64_t first = kb, size = sizes[kb++];
-    while (kb < n && size + sizes[kb] <= budget)
+  for (int64_t kb = 0; kb < numBlocks;) {
+    int64_t first = kb, size = fixed + sizes[kb++];
+    while (kb < numBlocks && size + sizes[kb] <= budget)
       size += sizes[kb++];
     ranges.push_back({first, kb});
   }
@@ -173,12 +173,11 @@ std::vector<PtxUnit> PtxBlockTemplate::assemble(StringRef name, llvm::ArrayRef<s
     // about 46 registers through local memory around the body, which measured 27-59% slower
     // (docs/tuning-log.md, "Code-size budget").
     os << ".visible .func " << piece << "(\n" << funcParams << "\n)\n.noreturn\n{\n";
-    emitBlockChain(os, ranges[p].first, ranges[p].second);
-    for (int64_t kb = ranges[p].first; kb < ranges[p].second; ++kb) {
-      os << exitInsteadOfRet(blocks[kb]);
-      unit.instructions += sizes[kb];
-    }
+    body(os, ranges[p].first, ranges[p].second, /*inPiece=*/true);
     os << "}\n";
+    unit.instructions = fixed;
+    for (int64_t kb = ranges[p].first; kb < ranges[p].second; ++kb)
+      unit.instructions += sizes[kb];
     dispatcher.externs += ".extern .func " + piece + "(\n" + funcParams + "\n)\n.noreturn;\n";
     units.push_back(std::move(unit));
     pieces.push_back(std::move(piece));
@@ -195,11 +194,86 @@ std::vector<PtxUnit> PtxBlockTemplate::assemble(StringRef name, llvm::ArrayRef<s
   return units;
 }
 
+std::vector<PtxUnit> PtxBlockTemplate::assemble(StringRef name, llvm::ArrayRef<std::string> blocks,
+                                                int64_t budget, int64_t minBlocksPerSM) const {
+  std::vector<int64_t> sizes;
+  for (const std::string &b : blocks)
+    sizes.push_back(countPtxInstructions(b));
+  return packUnits(name, sizes, 0, budget, minBlocksPerSM,
+                   [&](llvm::raw_ostream &os, int64_t first, int64_t last, bool inPiece) {
+                     emitBlockChain(os, first, last);
+                     for (int64_t kb = first; kb < last; ++kb)
+                       os << (inPiece ? exitInsteadOfRet(blocks[kb]) : blocks[kb]);
+                   });
+}
+
+/// Instructions the dispatch adds per region and block: its share of the indexed branch
+/// and the branch to the join.
+static constexpr int64_t kDispatchPerRegion = 1;
+
+std::vector<PtxUnit>
+PtxBlockTemplate::assembleShared(StringRef name,
+                                 llvm::ArrayRef<std::vector<std::string>> blockRegions,
+                                 int64_t budget, int64_t minBlocksPerSM) const {
+  std::vector<int64_t> sizes;
+  for (const std::vector<std::string> &texts : blockRegions) {
+    int64_t size = 0;
+    for (const std::string &t : texts)
+      size += countPtxInstructions(t) + kDispatchPerRegion;
+    sizes.push_back(size);
+  }
+  auto body = [&](llvm::raw_ostream &os, int64_t first, int64_t last, bool inPiece) {
+    for (StringRef d : localDecls)
+      os << renamed(d, entry, name) << "\n";
+    // Channel block %ctaid.y is entry `%ctaid.y - first` of every region's branch table.
+    bool dispatch = last - first > 1;
+    if (dispatch) {
+      os << "\t.reg .b32 \t%spconv_block;\n\tmov.u32 \t%spconv_block, %ctaid.y;\n";
+      if (first)
+        os << "\tsub.u32 \t%spconv_block, %spconv_block, " << first << ";\n";
+    }
+    for (size_t j = 0; j < regions.size(); ++j) {
+      os << sharedSegment(j, name, inPiece);
+      if (!dispatch) {
+        os << blockRegions[first][j];
+        continue;
+      }
+      std::string region = "$spconv_r" + std::to_string(j);
+      // One indexed branch per region. It measured faster than a binary search of
+      // uniform branches (docs/tuning-log.md, "Shared staging").
+      os << region << "_blocks: .branchtargets ";
+      for (int64_t kb = first; kb < last; ++kb)
+        os << (kb == first ? "" : ", ") << region << "_b" << kb;
+      os << ";\n\tbrx.idx.uni \t%spconv_block, " << region << "_blocks;\n";
+      for (int64_t kb = first; kb < last; ++kb) {
+        os << region << "_b" << kb << ":\n" << blockRegions[kb][j];
+        if (kb + 1 < last)
+          os << "\tbra.uni \t" << region << "_join;\n";
+      }
+      os << region << "_join:\n";
+    }
+    os << sharedSegment(regions.size(), name, inPiece);
+  };
+  return packUnits(name, sizes, sharedInstructions(), budget, minBlocksPerSM, body);
+}
+
 llvm::Expected<std::string> PtxBlockTemplate::instantiate(StringRef name, const BlockWeights &w,
                                                           int64_t minBlocksPerSM,
-                                                          PtxFoldCounts &counts) const {
+                                                          PtxFoldCounts &counts,
+                                                          bool shareStaging) const {
   if (llvm::Error err = checkWeights(w))
     return std::move(err);
+  constexpr int64_t unbounded = std::numeric_limits<int64_t>::max();
+  if (shareStaging && sharesStaging()) {
+    std::vector<std::vector<std::string>> blockRegions;
+    for (int64_t kb = 0; kb < w.kBlocks; ++kb) {
+      llvm::Expected<std::vector<std::string>> regions = stampRegions(name, w, kb, counts);
+      if (!regions)
+        return regions.takeError();
+      blockRegions.push_back(std::move(*regions));
+    }
+    return std::move(assembleShared(name, blockRegions, unbounded, minBlocksPerSM).front().code);
+  }
   std::vector<std::string> blocks;
   for (int64_t kb = 0; kb < w.kBlocks; ++kb) {
     llvm::Expected<std::string> block = stampBlock(name, w, kb, counts);
@@ -207,9 +281,7 @@ llvm::Expected<std::string> PtxBlockTemplate::instantiate(StringRef name, const 
       return block.takeError();
     blocks.push_back(std::move(*block));
   }
-  std::vector<PtxUnit> units =
-      assemble(name, blocks, std::numeric_limits<int64_t>::max(), minBlocksPerSM);
-  return std::move(units.front().code);
+  return std::move(assemble(name, blocks, unbounded, minBlocksPerSM).front().code);
 }
 
 std::string spconv::ptxModule(StringRef header, llvm::ArrayRef<PtxUnit> units) {

@@ -8,8 +8,10 @@
 #ifndef SPCONV_CONVERSION_CONVTEMPLATE_CONVSHAPE_H
 #define SPCONV_CONVERSION_CONVTEMPLATE_CONVSHAPE_H
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace spconv {
 class Conv2DOp;
@@ -45,8 +47,16 @@ struct Tiling {
   int64_t tileP = 0;            // output rows per block (= threads along P)
   int64_t threadsQ = 0;         // threads along Q
   int64_t chunkC = 0;           // input channels staged in shared memory at a time
+  // Warp groups of a block that split its chunks between them (docs/design.md, "Split
+  // chunks"): group g stages and computes its own run of chunks in its own part of shared
+  // memory, with its own barrier; the groups' partial sums are added through shared memory
+  // before the store. 1 = no split.
+  int64_t splitC = 0;
 
+  /// Threads of one group: a tile of tileP x threadsQ.
   int64_t threads() const { return tileP * threadsQ; }
+  /// Threads of a block: every group.
+  int64_t blockThreads() const { return threads() * std::max<int64_t>(1, splitC); }
   int64_t tileQ() const { return threadsQ * outputsPerThread; }
   std::string str() const;
 };
@@ -75,12 +85,20 @@ struct KernelGeometry {
   // issued before any store (kStageBatch for filters larger than 1x1, else 1; fewer when a
   // chunk has fewer per thread).
   int64_t stageBatch;
-  // The staged tile, chunkC * inTileH * inTileW floats, rounded up to a whole number of
-  // staging iterations (threads * stageBatch): the last iteration's surplus elements are
-  // stored into that slack rather than guarded by a branch each.
+  // The staged tile of one group, chunkC * inTileH * inTileW floats, rounded up to a whole
+  // number of staging iterations (threads * stageBatch): the last iteration's surplus
+  // elements are stored into that slack rather than guarded by a branch each.
   int64_t sharedFloats;
+  // The block's shared memory: a tile per group (group g's at g * sharedFloats).
+  int64_t blockSharedFloats;
+  int64_t splitC;               // groups (>= 1)
+
+  /// Chunks [first, second) of group g: consecutive runs, sizes differing by at most one.
+  std::pair<int64_t, int64_t> groupChunks(int64_t g) const {
+    return {g * numChunks / splitC, (g + 1) * numChunks / splitC};
+  }
   int64_t grid[3];              // (tilesP * tilesQ, kBlocks, N)
-  int64_t block[3];             // (threads, 1, 1)
+  int64_t block[3];             // (threads x splitC, 1, 1)
 
   KernelGeometry(const ConvShape &shape, const Tiling &tiling);
 };
@@ -88,6 +106,18 @@ struct KernelGeometry {
 /// Fills every zero field of `requested` with the heuristic's choice (docs/design.md, "Tiling heuristic") and
 /// clamps the rest to the shape.
 Tiling chooseTiling(const ConvShape &shape, Tiling requested);
+/// The blocks per SM to ask ptxas for (`.minnctapersm`): `requested` (0: no cap), fewer for
+/// blocks of more than 128 threads (split chunks), so that the register cap it implies,
+/// 65536 / (threads x blocks), stays 128 per thread.
+inline int64_t minBlocksPerSMFor(const Tiling &tiling, int64_t requested) {
+  if (requested <= 0)
+    return requested;
+  return std::min(requested, std::max<int64_t>(1, 512 / tiling.blockThreads()));
+}
+
+/// Sets `tiling.splitC` (kept when given and workable, else chosen) and shrinks chunkC so
+/// that every group's tile fits; part of chooseTiling.
+void chooseSplit(const ConvShape &shape, Tiling &tiling);
 
 /// Loads in flight per thread while staging a filter with a halo (docs/tuning-log.md,
 /// "Staging").

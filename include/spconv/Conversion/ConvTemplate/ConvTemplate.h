@@ -37,9 +37,10 @@ public:
   /// (a 1-D f32 memref of geometry().sharedFloats), writing 0 where the tile hangs over the
   /// padding. The chunk counts from the first input channel of channel block `kb`'s window
   /// (0 without groups), or of the block starting at output channel `kBase` when given.
+  /// `tid` counts within the thread's group; the group's tile starts at `tileOffset`.
   void emitStage(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid,
                  const BlockCoords &bc, int64_t kb, int64_t chunk, mlir::Value input,
-                 mlir::Value tile, mlir::Value kBase = nullptr) const;
+                 mlir::Value tile, mlir::Value kBase = nullptr, int64_t tileOffset = 0) const;
   /// Number of accumulators of a thread for channel block `kb`.
   int64_t numAccumulators(int64_t kb) const;
   /// The accumulators' initial values: bias placeholders, or 0.
@@ -54,7 +55,19 @@ public:
   /// straight-line FMAs on SSA values.
   void emitChunkNest(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid, int64_t kb,
                      int64_t chunk, mlir::Value tile,
-                     llvm::SmallVectorImpl<mlir::Value> &accs) const;
+                     llvm::SmallVectorImpl<mlir::Value> &accs, int64_t tileOffset = 0) const;
+  /// Split chunks (Tiling::splitC): the accumulators of a group other than the first start
+  /// at 0 (the bias is the first group's).
+  llvm::SmallVector<mlir::Value> emitZeroAccumulators(mlir::OpBuilder &b, mlir::Location loc,
+                                                      int64_t kb) const;
+  /// Thread `tid` of group `group` (>= 1) writes its partial sums into the tiles; once every
+  /// group has (a barrier), emitAddPartials adds them, in group order, to the first group's
+  /// accumulators of the same thread.
+  void emitWritePartials(mlir::OpBuilder &b, mlir::Location loc, mlir::Value group,
+                         mlir::Value tid, llvm::ArrayRef<mlir::Value> accs,
+                         mlir::Value tile) const;
+  void emitAddPartials(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid,
+                       llvm::SmallVectorImpl<mlir::Value> &accs, mlir::Value tile) const;
   /// Stores the thread's outputs (after the activation) where they fall inside the output.
   /// Channel kk of block `kb` goes to output channel kb * blockK + kk, or, when `kBase` is
   /// given (a block template, whose channel block is only known at run time), to
