@@ -121,9 +121,7 @@ static std::string findPtxas(const ArtifactOptions &options) {
   return "/usr/local/cuda/bin/ptxas";
 }
 
-FailureOr<std::string> spconv::assembleCubin(Location loc, const PtxProgram &program,
-                                             const ArtifactOptions &options,
-                                             CompileTimes *times) {
+static PtxasSettings ptxasSettingsFor(const ArtifactOptions &options) {
   PtxasSettings settings;
   settings.ptxas = findPtxas(options);
   settings.chip = options.chip;
@@ -131,48 +129,111 @@ FailureOr<std::string> spconv::assembleCubin(Location loc, const PtxProgram &pro
   settings.jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   settings.memoryBudget = options.ptxasMemoryBudget;
   settings.progress = options.progress;
+  if (std::string dir = TemplateCache::resolveDir(options.cacheDir); !dir.empty())
+    settings.cacheDir = dir + "/objects";
+  return settings;
+}
+
+/// Refused here rather than by the assembler so that the error points at the conv.
+static LogicalResult checkUnitBudget(const PtxUnit &unit, Location loc,
+                                     const PtxasSettings &settings) {
+  uint64_t need = estimatePtxasBytes(unit.instructions);
+  if (!settings.memoryBudget || need <= settings.memoryBudget)
+    return success();
+  return emitError(loc) << "kernel piece " << unit.symbol << " has " << unit.instructions
+                        << " PTX instructions: ptxas would need about " << (need >> 20)
+                        << " MiB, over the memory budget of " << (settings.memoryBudget >> 20)
+                        << " MiB (--ptxas-memory-budget); lower --code-budget or --block-k";
+}
+
+static PtxasJob jobFor(const PtxProgram &program, const PtxUnit &unit) {
+  return {unit.label, ptxUnitModule(program.header, unit), unit.instructions,
+          unit.maxRegisters};
+}
+
+static void recordAssembly(const PtxasReport &report, CompileTimes *times) {
+  if (!times)
+    return;
+  times->ptxas = report.seconds;
+  times->ptxasUnits = report.assembled;
+  times->objectCacheHits = report.cacheHits;
+  times->ptxasPeakEstimate = report.peakEstimate;
+}
+
+/// An assembler error, at the conv of the unit that failed when there is one.
+static LogicalResult reportAssemblyError(Location loc, const PtxProgram &program,
+                                         const PtxasReport &report, llvm::Error err) {
+  std::string message = llvm::toString(std::move(err));
+  if (report.failedJob && *report.failedJob < program.units.size())
+    return emitError(program.unitLocations[*report.failedJob])
+           << "kernel " << program.units[*report.failedJob].symbol << ": " << message;
+  return emitError(loc) << message;
+}
+
+FailureOr<std::string> spconv::assembleCubin(Location loc, const PtxProgram &program,
+                                             const ArtifactOptions &options,
+                                             CompileTimes *times) {
+  PtxasSettings settings = ptxasSettingsFor(options);
   PtxasReport report;
   llvm::Expected<std::string> cubin = [&]() -> llvm::Expected<std::string> {
     if (program.units.size() > 1) {
-      std::string dir = TemplateCache::resolveDir(options.cacheDir);
-      if (!dir.empty())
-        settings.cacheDir = dir + "/objects";
       std::vector<PtxasJob> jobs;
       for (auto [unit, unitLoc] : llvm::zip_equal(program.units, program.unitLocations)) {
-        // Refused here rather than by assembleAndLink so the error points at the conv.
-        uint64_t need = estimatePtxasBytes(unit.instructions);
-        if (settings.memoryBudget && need > settings.memoryBudget) {
-          emitError(unitLoc) << "kernel piece " << unit.symbol << " has "
-                             << unit.instructions << " PTX instructions: ptxas would need about "
-                             << (need >> 20) << " MiB, over the memory budget of "
-                             << (settings.memoryBudget >> 20)
-                             << " MiB (--ptxas-memory-budget); lower --code-budget or --block-k";
+        if (failed(checkUnitBudget(unit, unitLoc, settings)))
           return llvm::createStringError(llvm::inconvertibleErrorCode(), "");
-        }
-        jobs.push_back({unit.label, ptxUnitModule(program.header, unit), unit.instructions,
-                        unit.maxRegisters});
+        jobs.push_back(jobFor(program, unit));
       }
       return assembleAndLink(jobs, settings, report);
     }
+    settings.cacheDir.clear(); // one whole module: no object to cache
     llvm::Expected<std::string> single = assembleModule(program.text(), settings, report);
     if (!single && program.units.size() == 1)
       report.failedJob = 0;
     return single;
   }();
-  if (times) {
-    times->ptxas = report.seconds;
-    times->ptxasUnits = report.assembled;
-    times->objectCacheHits = report.cacheHits;
-    times->ptxasPeakEstimate = report.peakEstimate;
-  }
+  recordAssembly(report, times);
   if (!cubin) {
     std::string message = llvm::toString(cubin.takeError());
     if (message.empty()) // already reported at the conv
       return failure();
-    if (report.failedJob)
-      return emitError(program.unitLocations[*report.failedJob])
-             << "kernel " << program.units[*report.failedJob].symbol << ": " << message;
-    return emitError(loc) << message;
+    return reportAssemblyError(loc, program, report,
+                               llvm::createStringError(llvm::inconvertibleErrorCode(), message));
   }
+  return std::move(*cubin);
+}
+
+FailureOr<std::string> spconv::compileToCubin(ModuleOp module, const ArtifactOptions &options,
+                                              PtxProgram &program, CompileTimes *times) {
+  // One conv (usually one ptxas run, no linking) or the LLVM-level fold (one whole module):
+  // nothing to overlap.
+  if (options.foldAt != FoldLevel::PTX || collectUncompiledConvs(module).size() < 2) {
+    FailureOr<PtxProgram> built = emitPTXProgram(module, options, times);
+    if (failed(built))
+      return failure();
+    program = std::move(*built);
+    return assembleCubin(module.getLoc(), program, options, times);
+  }
+  PtxasSettings settings = ptxasSettingsFor(options);
+  PtxasReport report;
+  PtxasPool pool(settings, report);
+  if (llvm::Error err = pool.start())
+    return emitError(module.getLoc()) << llvm::toString(std::move(err));
+  auto assembleUnits = [&](const PtxProgram &sofar, size_t first) -> LogicalResult {
+    for (size_t i = first; i < sofar.units.size(); ++i) {
+      if (failed(checkUnitBudget(sofar.units[i], sofar.unitLocations[i], settings)))
+        return failure();
+      if (llvm::Error err = pool.add(jobFor(sofar, sofar.units[i])))
+        return reportAssemblyError(module.getLoc(), sofar, report, std::move(err));
+    }
+    return success();
+  };
+  FailureOr<PtxProgram> built = emitPTXFoldedInPTX(module, options, times, assembleUnits);
+  if (failed(built))
+    return failure(); // the pool stops its ptxas runs as it goes
+  program = std::move(*built);
+  llvm::Expected<std::string> cubin = pool.finish();
+  recordAssembly(report, times);
+  if (!cubin)
+    return reportAssemblyError(module.getLoc(), program, report, cubin.takeError());
   return std::move(*cubin);
 }

@@ -14,6 +14,8 @@
 #include "llvm/Support/xxhash.h"
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <chrono>
 #include <csignal>
 #include <cstring>
@@ -173,6 +175,23 @@ std::string ptxasVersion(StringRef ptxas, ScratchDir &scratch) {
 }
 } // namespace
 
+namespace {
+std::string ptxasNotFound(StringRef ptxas) {
+  return ("ptxas not found at '" + ptxas +
+          "': install the CUDA toolkit or pass --ptxas-path (or set SPCONV_PTXAS / CUDA_PATH)")
+      .str();
+}
+
+std::string overBudget(const PtxasJob &job, uint64_t budget) {
+  return llvm::formatv("{0}: {1} PTX instructions would need about {2} MiB in ptxas, over the "
+                       "memory budget of {3} MiB (--ptxas-memory-budget); lower --code-budget "
+                       "or --block-k",
+                       job.label, job.instructions, estimatePtxasBytes(job.instructions) >> 20,
+                       budget >> 20)
+      .str();
+}
+} // namespace
+
 uint64_t spconv::estimatePtxasBytes(int64_t instructions) {
   // ptxas 13.0 at -O3 on spconv's straight-line kernels: about 40 MB to start and 6 KB per
   // PTX instruction (docs/compile-time.md, "ptxas memory"), with a margin of 1.5x.
@@ -183,9 +202,7 @@ uint64_t spconv::estimatePtxasBytes(int64_t instructions) {
 llvm::Expected<std::string> spconv::assembleModule(StringRef ptx, const PtxasSettings &settings,
                                                    PtxasReport &report) {
   if (!llvm::sys::fs::can_execute(settings.ptxas))
-    return error("ptxas not found at '" + settings.ptxas +
-                 "': install the CUDA toolkit or pass --ptxas-path (or set SPCONV_PTXAS / "
-                 "CUDA_PATH)");
+    return error(ptxasNotFound(settings.ptxas));
   ScratchDir scratch;
   if (llvm::Error err = scratch.create())
     return std::move(err);
@@ -207,159 +224,274 @@ llvm::Expected<std::string> spconv::assembleModule(StringRef ptx, const PtxasSet
   return readFile(cubinFile);
 }
 
-llvm::Expected<std::string> spconv::assembleAndLink(llvm::ArrayRef<PtxasJob> jobs,
-                                                    const PtxasSettings &settings,
-                                                    PtxasReport &report) {
-  if (!llvm::sys::fs::can_execute(settings.ptxas))
-    return error("ptxas not found at '" + settings.ptxas +
-                 "': install the CUDA toolkit or pass --ptxas-path (or set SPCONV_PTXAS / "
-                 "CUDA_PATH)");
-  auto start = Clock::now();
-  ScratchDir scratch;
-  if (llvm::Error err = scratch.create())
-    return std::move(err);
 
-  // Refuse before anything runs: a unit that cannot fit the budget alone would be killed.
-  for (const PtxasJob &job : jobs)
-    if (settings.memoryBudget && estimatePtxasBytes(job.instructions) > settings.memoryBudget)
-      return error(llvm::formatv(
-          "{0}: {1} PTX instructions would need about {2} MiB in ptxas, over the memory "
-          "budget of {3} MiB (--ptxas-memory-budget); lower --code-budget or --block-k",
-          job.label, job.instructions, estimatePtxasBytes(job.instructions) >> 20,
-          settings.memoryBudget >> 20));
-
-  TemplateCache cache(settings.cacheDir, "o");
-  std::string version = settings.cacheDir.empty() ? "" : ptxasVersion(settings.ptxas, scratch);
-  std::vector<std::string> objects(jobs.size());
-  std::vector<size_t> pending;
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    if (!settings.cacheDir.empty())
-      if (std::optional<std::string> obj =
-              cache.lookupBytes(objectKey(jobs[i], settings, version))) {
-        objects[i] = std::move(*obj);
-        ++report.cacheHits;
-        continue;
-      }
-    pending.push_back(i);
-  }
-  // Largest first: the long poles start early and small units fill the gaps.
-  llvm::stable_sort(
-      pending, [&](size_t a, size_t b) { return jobs[a].instructions > jobs[b].instructions; });
+/// Everything the pool's thread and its producer share. `mutex` guards the queue, the
+/// objects, `closed`, `abort` and `failure`; the thread alone touches `running` and the
+/// report until it is joined.
+struct PtxasPool::State {
+  State(const PtxasSettings &settings, PtxasReport &report)
+      : settings(settings), report(report), cache(settings.cacheDir, "o") {}
 
   struct Running {
     size_t job;
+    PtxasJob *what; // taken under the lock: jobs may grow while this runs
     llvm::sys::ProcessInfo process;
     Clock::time_point start;
     uint64_t estimate;
     std::string object, log;
   };
+
+  const PtxasSettings settings;
+  PtxasReport &report;
+  ScratchDir scratch;
+  TemplateCache cache;
+  std::string version;
+  Clock::time_point start;
+
+  std::mutex mutex;
+  std::condition_variable wake;
+  // Jobs never move once added (the thread reads one while the producer adds others).
+  std::vector<std::unique_ptr<PtxasJob>> jobs;
+  std::vector<size_t> queued;
+  std::vector<std::string> objects;
+  size_t done = 0;
+  bool closed = false, abort = false;
+  std::optional<std::string> failure;
+
   std::vector<Running> running;
   uint64_t inUse = 0;
-  size_t next = 0, done = report.cacheHits;
-  unsigned maxJobs = std::max(1u, settings.jobs);
-  // On an error, stop the ptxas processes still running before their files go.
-  llvm::scope_exit killAll([&] {
+  std::thread thread;
+
+  void run();
+  /// Starts queued jobs while the job count and the budget allow; false after a failure.
+  bool startQueued(std::unique_lock<std::mutex> &lock);
+  /// Reaps finished runs; false after a failure. Called without the lock.
+  bool reap(bool &reaped);
+  void fail(std::string message, size_t job) {
+    std::lock_guard<std::mutex> guard(mutex);
+    if (!failure) {
+      failure = std::move(message);
+      report.failedJob = job;
+    }
+  }
+  void stopRunning() {
     for (Running &r : running) {
       ::kill(r.process.Pid, SIGTERM);
       llvm::sys::Wait(r.process, /*SecondsToWait=*/std::nullopt);
       trackChild(r.process.Pid, /*add=*/false);
     }
-  });
-  std::string arch = "-arch=" + settings.chip, opt = "-O" + settings.optLevel;
-  while (next < pending.size() || !running.empty()) {
-    // Start what the job count and the memory budget allow (always at least one).
-    while (next < pending.size() && running.size() < maxJobs) {
-      const PtxasJob &job = jobs[pending[next]];
-      uint64_t estimate = estimatePtxasBytes(job.instructions);
-      if (!running.empty() && settings.memoryBudget && inUse + estimate > settings.memoryBudget)
-        break;
-      std::string stem = "unit" + std::to_string(pending[next]);
-      std::string ptxFile = scratch.file(stem + ".ptx");
-      Running r{pending[next],
-                {},
-                Clock::now(),
-                estimate,
-                scratch.file(stem + ".o"),
-                scratch.file(stem + ".log")};
-      if (llvm::Error err = writeFile(ptxFile, job.ptx))
-        return std::move(err);
-      std::string maxReg = "--maxrregcount=" + std::to_string(job.maxRegisters);
-      llvm::SmallVector<StringRef> args{settings.ptxas, "-c", arch, opt};
-      if (job.maxRegisters > 0)
-        args.push_back(maxReg);
-      args.append({ptxFile, "-o", r.object});
-      std::optional<StringRef> redirects[] = {std::nullopt, StringRef(r.log), StringRef(r.log)};
-      std::string execError;
-      bool failed = false;
-      r.process = llvm::sys::ExecuteNoWait(settings.ptxas, args, std::nullopt, redirects, 0,
-                                           &execError, &failed);
-      if (failed) {
-        report.failedJob = pending[next];
-        return error("cannot start ptxas: " + execError);
-      }
-      trackChild(r.process.Pid, /*add=*/true);
-      inUse += estimate;
-      report.peakEstimate = std::max(report.peakEstimate, inUse);
-      running.push_back(std::move(r));
-      ++next;
-    }
-    // Reap whatever finished; sleep briefly when nothing did.
-    bool reaped = false;
-    for (size_t i = 0; i < running.size();) {
-      Running &r = running[i];
-      std::string execError;
-      llvm::sys::ProcessInfo status = llvm::sys::Wait(r.process, /*SecondsToWait=*/0, &execError);
-      if (status.Pid == 0) { // still running
-        ++i;
-        continue;
-      }
-      reaped = true;
-      trackChild(r.process.Pid, /*add=*/false);
-      const PtxasJob &job = jobs[r.job];
-      double took = secondsSince(r.start);
-      if (status.ReturnCode != 0) {
-        report.failedJob = r.job;
-        return error(describeFailure("ptxas", status.ReturnCode, execError, r.log));
-      }
-      llvm::Expected<std::string> object = readFile(r.object);
-      if (!object)
-        return object.takeError();
-      if (!settings.cacheDir.empty())
-        if (std::optional<std::string> err =
-                cache.storeBytes(objectKey(job, settings, version), *object))
-          llvm::errs() << "spconv: warning: object cache: " << *err << "\n";
-      objects[r.job] = std::move(*object);
-      ++report.assembled;
-      if (took > report.slowestSeconds) {
-        report.slowestSeconds = took;
-        report.slowestLabel = job.label;
-      }
-      inUse -= r.estimate;
-      ++done;
-      if (settings.progress)
-        llvm::errs() << llvm::formatv("spconv: ptxas {0}/{1} units, {2:f1} s; slowest: {3} "
-                                      "({4:f1} s)\n",
-                                      done, jobs.size(), secondsSince(start), report.slowestLabel,
-                                      report.slowestSeconds);
-      running.erase(running.begin() + i);
-    }
-    if (!reaped && !running.empty())
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    running.clear();
   }
-  killAll.release();
+};
+
+bool PtxasPool::State::startQueued(std::unique_lock<std::mutex> &lock) {
+  // While the producer still lowers and folds it keeps a core of the `jobs`: three
+  // processes on two cores made its template builds 1.5x slower and the whole ResNet-50
+  // N = 64 compile no faster than running ptxas after it (docs/compile-time.md).
+  unsigned allowed = std::max(1u, settings.jobs);
+  unsigned maxJobs = closed || allowed == 1 ? allowed : allowed - 1;
+  std::string arch = "-arch=" + settings.chip, opt = "-O" + settings.optLevel;
+  while (!queued.empty() && running.size() < maxJobs) {
+    // Largest first: the long poles start early and small units fill the gaps.
+    auto pick = llvm::max_element(queued, [&](size_t a, size_t b) {
+      return jobs[a]->instructions < jobs[b]->instructions;
+    });
+    size_t index = *pick;
+    PtxasJob &job = *jobs[index]; // stays put when jobs grows (see State::jobs)
+    uint64_t estimate = estimatePtxasBytes(job.instructions);
+    if (!running.empty() && settings.memoryBudget && inUse + estimate > settings.memoryBudget)
+      return true;
+    // Off the queue before the lock is let go: the producer may add to it meanwhile.
+    queued.erase(pick);
+    lock.unlock();
+    std::string stem = "unit" + std::to_string(index);
+    std::string ptxFile = scratch.file(stem + ".ptx");
+    Running r{index, &job, {}, Clock::now(), estimate, scratch.file(stem + ".o"),
+              scratch.file(stem + ".log")};
+    if (llvm::Error err = writeFile(ptxFile, job.ptx)) {
+      fail(llvm::toString(std::move(err)), index);
+      lock.lock();
+      return false;
+    }
+    std::string maxReg = "--maxrregcount=" + std::to_string(job.maxRegisters);
+    llvm::SmallVector<StringRef> args{settings.ptxas, "-c", arch, opt};
+    if (job.maxRegisters > 0)
+      args.push_back(maxReg);
+    args.append({ptxFile, "-o", r.object});
+    std::optional<StringRef> redirects[] = {std::nullopt, StringRef(r.log), StringRef(r.log)};
+    std::string execError;
+    bool failedToStart = false;
+    r.process = llvm::sys::ExecuteNoWait(settings.ptxas, args, std::nullopt, redirects, 0,
+                                         &execError, &failedToStart);
+    if (failedToStart) {
+      fail("cannot start ptxas: " + execError, index);
+      lock.lock();
+      return false;
+    }
+    trackChild(r.process.Pid, /*add=*/true);
+    inUse += estimate;
+    report.peakEstimate = std::max(report.peakEstimate, inUse);
+    running.push_back(std::move(r));
+    lock.lock();
+  }
+  return true;
+}
+
+bool PtxasPool::State::reap(bool &reaped) {
+  for (size_t i = 0; i < running.size();) {
+    Running &r = running[i];
+    std::string execError;
+    llvm::sys::ProcessInfo status = llvm::sys::Wait(r.process, /*SecondsToWait=*/0, &execError);
+    if (status.Pid == 0) { // still running
+      ++i;
+      continue;
+    }
+    reaped = true;
+    trackChild(r.process.Pid, /*add=*/false);
+    PtxasJob &job = *r.what;
+    double took = secondsSince(r.start);
+    if (status.ReturnCode != 0) {
+      fail(describeFailure("ptxas", status.ReturnCode, execError, r.log), r.job);
+      running.erase(running.begin() + i);
+      return false;
+    }
+    llvm::Expected<std::string> object = readFile(r.object);
+    if (!object) {
+      fail(llvm::toString(object.takeError()), r.job);
+      running.erase(running.begin() + i);
+      return false;
+    }
+    if (!settings.cacheDir.empty())
+      if (std::optional<std::string> err =
+              cache.storeBytes(objectKey(job, settings, version), *object))
+        llvm::errs() << "spconv: warning: object cache: " << *err << "\n";
+    ++report.assembled;
+    if (took > report.slowestSeconds) {
+      report.slowestSeconds = took;
+      report.slowestLabel = job.label;
+    }
+    inUse -= r.estimate;
+    std::string().swap(job.ptx); // assembled: its text is in the program already
+    size_t finished, total;
+    {
+      std::lock_guard<std::mutex> guard(mutex);
+      objects[r.job] = std::move(*object);
+      finished = ++done;
+      total = jobs.size();
+    }
+    if (settings.progress)
+      llvm::errs() << llvm::formatv("spconv: ptxas {0}/{1} units queued, {2:f1} s; slowest: "
+                                    "{3} ({4:f1} s)\n",
+                                    finished, total, secondsSince(start), report.slowestLabel,
+                                    report.slowestSeconds);
+    running.erase(running.begin() + i);
+  }
+  return true;
+}
+
+void PtxasPool::State::run() {
+  std::unique_lock<std::mutex> lock(mutex);
+  while (!abort && !failure) {
+    if (!startQueued(lock))
+      break;
+    if (running.empty()) {
+      if (closed && queued.empty())
+        break;
+      wake.wait(lock); // for a job, the end of the input, or an abort
+      continue;
+    }
+    lock.unlock();
+    bool reaped = false;
+    bool ok = reap(reaped);
+    // Nothing finished: sleep briefly, or until a new job may start.
+    if (ok && !reaped)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    lock.lock();
+    if (!ok)
+      break;
+  }
+  lock.unlock();
+  // On a failure or an abort, the runs still going are of no use.
+  stopRunning();
+}
+
+PtxasPool::PtxasPool(const PtxasSettings &settings, PtxasReport &report)
+    : state(std::make_unique<State>(settings, report)) {}
+
+PtxasPool::~PtxasPool() {
+  if (state->thread.joinable()) {
+    {
+      std::lock_guard<std::mutex> guard(state->mutex);
+      state->abort = true;
+    }
+    state->wake.notify_all();
+    state->thread.join();
+  }
+}
+
+llvm::Error PtxasPool::start() {
+  State &s = *state;
+  if (!llvm::sys::fs::can_execute(s.settings.ptxas))
+    return error(ptxasNotFound(s.settings.ptxas));
+  s.start = Clock::now();
+  if (llvm::Error err = s.scratch.create())
+    return err;
+  s.version = s.settings.cacheDir.empty() ? "" : ptxasVersion(s.settings.ptxas, s.scratch);
+  s.thread = std::thread([&s] { s.run(); });
+  return llvm::Error::success();
+}
+
+llvm::Error PtxasPool::add(PtxasJob job) {
+  State &s = *state;
+  std::lock_guard<std::mutex> guard(s.mutex);
+  if (s.failure)
+    return error(*s.failure);
+  if (s.settings.memoryBudget && estimatePtxasBytes(job.instructions) > s.settings.memoryBudget) {
+    s.report.failedJob = s.jobs.size();
+    return error(overBudget(job, s.settings.memoryBudget));
+  }
+  // An object assembled before (an interrupted or repeated compile) is not queued.
+  std::optional<std::string> cached;
+  if (!s.settings.cacheDir.empty())
+    cached = s.cache.lookupBytes(objectKey(job, s.settings, s.version));
+  s.jobs.push_back(std::make_unique<PtxasJob>(std::move(job)));
+  if (cached) {
+    s.objects.push_back(std::move(*cached));
+    ++s.report.cacheHits;
+    ++s.done;
+    return llvm::Error::success();
+  }
+  s.queued.push_back(s.jobs.size() - 1);
+  s.objects.emplace_back();
+  s.wake.notify_all();
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::string> PtxasPool::finish() {
+  State &s = *state;
+  {
+    std::lock_guard<std::mutex> guard(s.mutex);
+    s.closed = true;
+  }
+  s.wake.notify_all();
+  s.thread.join();
+  if (s.failure)
+    return error(*s.failure);
 
   // Link every object into one cubin.
-  std::string nvlink = toolBeside(settings.ptxas, "nvlink");
+  std::string nvlink = toolBeside(s.settings.ptxas, "nvlink");
   if (!llvm::sys::fs::can_execute(nvlink))
     return error("nvlink not found at '" + nvlink +
                  "' (next to ptxas): it links the separately assembled kernels");
   llvm::SmallVector<std::string> objectFiles;
-  for (size_t i = 0; i < objects.size(); ++i) {
-    objectFiles.push_back(scratch.file("link" + std::to_string(i) + ".o"));
-    if (llvm::Error err = writeFile(objectFiles.back(), objects[i]))
+  for (size_t i = 0; i < s.objects.size(); ++i) {
+    objectFiles.push_back(s.scratch.file("link" + std::to_string(i) + ".o"));
+    if (llvm::Error err = writeFile(objectFiles.back(), s.objects[i]))
       return std::move(err);
   }
-  std::string cubinFile = scratch.file("linked.cubin"), logFile = scratch.file("nvlink.log");
+  std::string cubinFile = s.scratch.file("linked.cubin"),
+              logFile = s.scratch.file("nvlink.log");
+  std::string arch = "-arch=" + s.settings.chip;
   llvm::SmallVector<StringRef> args{nvlink, arch};
   for (const std::string &f : objectFiles)
     args.push_back(f);
@@ -367,8 +499,26 @@ llvm::Expected<std::string> spconv::assembleAndLink(llvm::ArrayRef<PtxasJob> job
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logFile), StringRef(logFile)};
   std::string execError;
   int rc = llvm::sys::ExecuteAndWait(nvlink, args, std::nullopt, redirects, 0, 0, &execError);
-  report.seconds += secondsSince(start);
+  s.report.seconds += secondsSince(s.start);
   if (rc != 0)
     return error(describeFailure("nvlink", rc, execError, logFile));
   return readFile(cubinFile);
+}
+
+llvm::Expected<std::string> spconv::assembleAndLink(llvm::ArrayRef<PtxasJob> jobs,
+                                                    const PtxasSettings &settings,
+                                                    PtxasReport &report) {
+  if (!llvm::sys::fs::can_execute(settings.ptxas))
+    return error(ptxasNotFound(settings.ptxas));
+  // Refuse before anything runs: a unit that cannot fit the budget alone would be killed.
+  for (const PtxasJob &job : jobs)
+    if (settings.memoryBudget && estimatePtxasBytes(job.instructions) > settings.memoryBudget)
+      return error(overBudget(job, settings.memoryBudget));
+  PtxasPool pool(settings, report);
+  if (llvm::Error err = pool.start())
+    return std::move(err);
+  for (const PtxasJob &job : jobs)
+    if (llvm::Error err = pool.add(job))
+      return std::move(err);
+  return pool.finish();
 }

@@ -171,10 +171,8 @@ LogicalResult translateToPtx(ModuleOp module, llvm::raw_ostream &os) {
 }
 
 LogicalResult translateToCubin(ModuleOp module, llvm::raw_ostream &os) {
-  FailureOr<PtxProgram> ptx = emitPTXProgram(module, flags->options());
-  if (failed(ptx))
-    return failure();
-  FailureOr<std::string> cubin = assembleCubin(module.getLoc(), *ptx, flags->options());
+  PtxProgram ptx;
+  FailureOr<std::string> cubin = compileToCubin(module, flags->options(), ptx);
   if (failed(cubin))
     return failure();
   os << *cubin;
@@ -218,14 +216,12 @@ LogicalResult translateToBlockTemplate(ModuleOp module, llvm::raw_ostream &os) {
 LogicalResult compileAll(ModuleOp module, llvm::raw_ostream &os) {
   ArtifactOptions options = flags->options();
   CompileTimes times;
-  FailureOr<PtxProgram> ptx = emitPTXProgram(module, options, &times);
-  if (failed(ptx))
-    return failure();
-  FailureOr<std::string> cubin = assembleCubin(module.getLoc(), *ptx, options, &times);
+  PtxProgram ptx;
+  FailureOr<std::string> cubin = compileToCubin(module, options, ptx, &times);
   if (failed(cubin))
     return failure();
   std::string prefix = flags->artifactPrefix;
-  if (failed(writeFile(module.getLoc(), prefix + ".ptx", ptx->text())) ||
+  if (failed(writeFile(module.getLoc(), prefix + ".ptx", ptx.text())) ||
       failed(writeFile(module.getLoc(), prefix + ".cubin", *cubin)))
     return failure();
   std::string base = llvm::sys::path::filename(prefix).str();

@@ -90,6 +90,12 @@ mlir::FailureOr<std::string> emitPTX(mlir::ModuleOp module, const ArtifactOption
 mlir::FailureOr<std::string> assembleCubin(mlir::Location loc, const PtxProgram &program,
                                            const ArtifactOptions &options,
                                            CompileTimes *times = nullptr);
+/// emitPTXProgram then assembleCubin, overlapped: with the PTX-level fold and several convs,
+/// each conv's units go to ptxas (PtxasPool) as soon as they are stamped, while later convs
+/// are lowered and folded. `program` receives the PTX; CompileTimes::ptxas is then the wall
+/// time from the first unit queued to the link.
+mlir::FailureOr<std::string> compileToCubin(mlir::ModuleOp module, const ArtifactOptions &options,
+                                            PtxProgram &program, CompileTimes *times = nullptr);
 /// The launch sidecar for every compiled conv of `module`.
 mlir::FailureOr<llvm::json::Object> launchSidecar(mlir::ModuleOp module,
                                                   const ArtifactOptions &options,

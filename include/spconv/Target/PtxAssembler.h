@@ -1,9 +1,10 @@
 //===- PtxAssembler.h - ptxas and nvlink, in parallel and in budget -*- C++ -*-===//
 //
 // Runs ptxas on the PTX units of a compile (PtxBlockTemplate.h: one unit per kernel or per
-// kernel piece), up to `jobs` at a time and never more at once than the memory budget
-// allows, caching each object by its PTX so that a compile interrupted or repeated does
-// not assemble the same unit twice; then links the objects into one cubin with nvlink.
+// kernel piece) as they are produced, up to `jobs` at a time and never more at once than the
+// memory budget allows, caching each object by its PTX so that a compile interrupted or
+// repeated does not assemble the same unit twice; then links the objects into one cubin with
+// nvlink.
 // Every temporary file lives in one per-process directory that is removed on success,
 // failure and SIGINT/SIGTERM.
 //
@@ -16,6 +17,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,8 +57,35 @@ uint64_t estimatePtxasBytes(int64_t instructions);
 llvm::Expected<std::string> assembleModule(llvm::StringRef ptx, const PtxasSettings &settings,
                                            PtxasReport &report);
 
-/// Every job to a relocatable object (`ptxas -c`), then nvlink into one cubin. When a ptxas
-/// run fails, the error is ptxas's and report.failedJob says whose.
+/// ptxas runs that start while the caller is still producing units (a network's later
+/// convs are lowered and folded while the earlier ones assemble). A thread of the pool
+/// starts queued jobs, the largest queued first, within the job count (one less, at least
+/// one, until finish(): the producer keeps a core) and the memory budget, reaps them and caches their objects; finish() waits for the rest and links every
+/// object, in the order the jobs were added, into one cubin. When a ptxas run fails, the
+/// pool stops the others, the error is ptxas's and report.failedJob says whose.
+class PtxasPool {
+public:
+  PtxasPool(const PtxasSettings &settings, PtxasReport &report);
+  /// Stops whatever still runs and removes every temporary file.
+  ~PtxasPool();
+  PtxasPool(const PtxasPool &) = delete;
+  PtxasPool &operator=(const PtxasPool &) = delete;
+
+  /// Finds ptxas, creates the scratch directory and starts the pool's thread.
+  llvm::Error start();
+  /// Queues `job` (job i is the i-th added). Refuses a job over the memory budget alone,
+  /// and reports a failure of an earlier run so the caller can stop producing.
+  llvm::Error add(PtxasJob job);
+  /// Waits for every queued job, then links the objects with nvlink.
+  llvm::Expected<std::string> finish();
+
+private:
+  struct State;
+  std::unique_ptr<State> state;
+};
+
+/// Every job to a relocatable object (`ptxas -c`), then nvlink into one cubin (a
+/// PtxasPool fed all at once; nothing runs if one job alone is over the memory budget).
 llvm::Expected<std::string> assembleAndLink(llvm::ArrayRef<PtxasJob> jobs,
                                             const PtxasSettings &settings,
                                             PtxasReport &report);

@@ -12,6 +12,8 @@
 
 #include "spconv/Target/KernelArtifacts.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 namespace spconv {
 /// Name of the kernel in a block template's PTX.
 constexpr llvm::StringLiteral kBlockTemplateFunc = "spconv_block_template";
@@ -29,9 +31,13 @@ mlir::FailureOr<std::string> buildBlockTemplatePTX(mlir::MLIRContext *ctx,
 /// (spconv.kernel, spconv.launch) plus spconv.fmas_kept / spconv.fmas_deleted /
 /// spconv.dead_loads_dropped. Convs an earlier pass already lowered are an error: their
 /// kernels are LLVM IR, which only the LLVM-level fold handles.
+/// `onUnits`, when given, is called after each conv with the program so far and the index of
+/// the conv's first unit, so that its units can be assembled while later convs are folded;
+/// a failure stops the compile.
+using UnitSink = llvm::function_ref<mlir::LogicalResult(const PtxProgram &, size_t)>;
 mlir::FailureOr<PtxProgram> emitPTXFoldedInPTX(mlir::ModuleOp module,
                                                 const ArtifactOptions &options,
-                                                CompileTimes *times);
+                                                CompileTimes *times, UnitSink onUnits = {});
 } // namespace spconv
 
 #endif
