@@ -127,8 +127,16 @@ static int64_t alignToGroups(const ConvShape &sh, int64_t blockK) {
 /// threads in warps) and at least one chunk; a block stays within 512 threads so that 128
 /// registers per thread still fit; each group's tile gets kMaxSharedBytes / groups, so the
 /// heuristic's chunk shrinks to fit. An explicit split is kept when it can work, else 1.
+/// Two waves of an H100's 132 SMs: fewer blocks than this leave SMs with little to run.
+static constexpr int64_t kTwoWaves = 2 * 132;
+
+static int64_t gridBlocks(const ConvShape &sh, const Tiling &t) {
+  KernelGeometry g(sh, t);
+  return g.grid[0] * g.grid[1] * g.grid[2];
+}
+
 void spconv::chooseSplit(const ConvShape &sh, Tiling &t) {
-  constexpr int64_t kSplitBlocks = 2 * 132; // two waves of an H100's SMs
+  constexpr int64_t kSplitBlocks = kTwoWaves;
   bool requested = t.splitC > 0;
   auto feasible = [&](int64_t groups) {
     if (groups == 1)
@@ -145,8 +153,7 @@ void spconv::chooseSplit(const ConvShape &sh, Tiling &t) {
     return gs.numChunks >= groups && gs.blockSharedFloats * 4 <= kMaxSharedBytes;
   };
   if (!requested) {
-    KernelGeometry g(sh, t);
-    int64_t blocks = g.grid[0] * g.grid[1] * g.grid[2];
+    int64_t blocks = gridBlocks(sh, t);
     t.splitC = 1;
     for (int64_t groups : {4, 2})
       if (blocks * groups <= kSplitBlocks && feasible(groups)) {
@@ -175,16 +182,27 @@ void spconv::chooseSplit(const ConvShape &sh, Tiling &t) {
 //    halved while the grid would leave SMs idle (small batches, small images);
 //  - chunkC is the most input channels whose tile fits kTargetSharedBytes.
 Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
+  const Tiling requested = t;
   if (t.outputsPerThread <= 0)
     t.outputsPerThread = 1;
   if (t.threadsQ <= 0) {
     int64_t cols = ceilDiv(sh.q, t.outputsPerThread);
     t.threadsQ = std::min<int64_t>(32, llvm::PowerOf2Ceil(std::max<int64_t>(cols, 1)));
   }
-  if (t.tileP <= 0)
+  if (t.tileP <= 0) {
     t.tileP = std::max<int64_t>(1, std::min<int64_t>(128 / t.threadsQ, sh.p));
+    // Rows up to a whole warp: the rows past P occupy lanes the last warp had idle anyway
+    // (their outputs are not stored), and a tile of whole warps can split its chunks over
+    // warp groups (chooseSplit). On 7x7 outputs the 56-thread tile becomes 64 threads and
+    // then 4 groups of them: docs/tuning-log.md, "Whole-warp tiles". The extra rows are
+    // staged too, so only where they add at most a quarter to the tile.
+    int64_t warpRows = std::max<int64_t>(1, 32 / t.threadsQ);
+    int64_t rounded = static_cast<int64_t>(llvm::alignTo(t.tileP, warpRows));
+    if (4 * rounded <= 5 * t.tileP)
+      t.tileP = rounded;
+  }
   if (t.blockK <= 0) {
-    constexpr int64_t kMinBlocks = 2 * 132; // two waves of an H100's SMs
+    constexpr int64_t kMinBlocks = kTwoWaves;
     int64_t tiles = ceilDiv(sh.p, t.tileP) * ceilDiv(sh.q, t.threadsQ * t.outputsPerThread);
     // A staged input channel feeds min(blockK, kpg) output channels: past kpg (a block of
     // several small groups, e.g. depthwise) a larger block amortises no staging, it only
@@ -217,6 +235,22 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
   }
   t.chunkC = std::min(t.chunkC, KernelGeometry(sh, t).windowC);
   chooseSplit(sh, t);
+  // One to two waves of blocks at the smallest block-k are too many to split (two groups
+  // would pass two waves), yet leave each SM one or two blocks waiting on their staging.
+  // Four times the channels per block in four groups keeps as many warps in flight and
+  // stages each input tile once for 4x the channels: 1.26-2.0x faster on the ResNet-50
+  // shapes measured (docs/tuning-log.md, "Whole-warp tiles"). Plain convs with block-k,
+  // chunk-c and split-c all the heuristic's.
+  if (requested.blockK <= 0 && requested.splitC <= 0 && requested.chunkC <= 0 &&
+      t.splitC == 1 && sh.groups == 1 && t.blockK * 4 <= std::min<int64_t>(sh.k, 64) &&
+      gridBlocks(sh, t) <= kTwoWaves) {
+    Tiling wide = t;
+    wide.blockK = t.blockK * 4;
+    wide.splitC = 4;
+    chooseSplit(sh, wide);
+    if (wide.splitC == 4 && gridBlocks(sh, wide) * 4 <= kTwoWaves)
+      t = wide;
+  }
   // An explicit chunk-c may not exceed the hard limit either: each group's tile gets its
   // share of it.
   KernelGeometry g(sh, t);
