@@ -9,7 +9,8 @@
 # FP32 and times it (spconv-bench --no-cusparse --no-tf32 --batches 5, twice), writes every
 # case's spconv-bench JSON into RESULT.json, prints one line per case, and profiles the
 # cases named in NCU_CASES (comma-separated) with bench/ncu_case.sh into OUTDIR/ncu-NAME.txt.
-# Cubins are stored xz-compressed (a 3x3 512-channel layer is ~8 MB), unpacked by "run".
+# Cubins and weights are stored xz-compressed (a 3x3 512-channel layer is ~8 MB of cubin and
+# 9 MB of weights, 90% zeros), unpacked by "run".
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
@@ -30,7 +31,8 @@ compile() {
        "$bin/spconv-translate" --spconv-compile "$dir/conv.mlir" --cache-dir=none \
          --artifact-prefix="$dir/kernels" -o "$dir/kernels.json" $tflags; then
       rm -f "$dir/conv.mlir" "$dir/kernels.ptx"
-      xz -T1 -6 "$dir/kernels.cubin"
+      xz -T1 -6 "$dir/kernels.cubin" "$dir/weights.bin"
+      [ -f "$dir/bias.bin" ] && xz -T1 -6 "$dir/bias.bin"
       echo "variants.sh: $name compiled"
     else
       echo "variants.sh: $name failed to compile" >&2
@@ -46,7 +48,7 @@ run() {
   [ -x "$bench" ] || { echo "variants.sh: no spconv-bench at $bench" >&2; exit 2; }
   for dir in "$out"/*/; do
     dir="${dir%/}"; name="$(basename "$dir")"
-    [ -f "$dir/kernels.cubin.xz" ] && xz -d -f "$dir/kernels.cubin.xz"
+    for f in "$dir"/*.xz; do [ -f "$f" ] && xz -d -f "$f"; done
     args=(--launch "$dir/kernels.json" --module "$dir/kernels.cubin" --weights "$dir/weights.bin"
           --no-cusparse --no-tf32 --batches 5)
     [ -f "$dir/bias.bin" ] && args+=(--bias "$dir/bias.bin")
