@@ -183,7 +183,7 @@ FailureOr<std::string> spconv::assembleCubin(Location loc, const PtxProgram &pro
           return llvm::createStringError(llvm::inconvertibleErrorCode(), "");
         jobs.push_back(jobFor(program, unit));
       }
-      return assembleAndLink(jobs, settings, report);
+      return assembleAndLink(std::move(jobs), settings, report);
     }
     settings.cacheDir.clear(); // one whole module: no object to cache
     llvm::Expected<std::string> single = assembleModule(program.text(), settings, report);

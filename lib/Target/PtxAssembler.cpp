@@ -505,7 +505,7 @@ llvm::Expected<std::string> PtxasPool::finish() {
   return readFile(cubinFile);
 }
 
-llvm::Expected<std::string> spconv::assembleAndLink(llvm::ArrayRef<PtxasJob> jobs,
+llvm::Expected<std::string> spconv::assembleAndLink(std::vector<PtxasJob> jobs,
                                                     const PtxasSettings &settings,
                                                     PtxasReport &report) {
   if (!llvm::sys::fs::can_execute(settings.ptxas))
@@ -517,8 +517,8 @@ llvm::Expected<std::string> spconv::assembleAndLink(llvm::ArrayRef<PtxasJob> job
   PtxasPool pool(settings, report);
   if (llvm::Error err = pool.start())
     return std::move(err);
-  for (const PtxasJob &job : jobs)
-    if (llvm::Error err = pool.add(job))
+  for (PtxasJob &job : jobs)
+    if (llvm::Error err = pool.add(std::move(job)))
       return std::move(err);
   return pool.finish();
 }

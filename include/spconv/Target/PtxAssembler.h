@@ -12,7 +12,6 @@
 #ifndef SPCONV_TARGET_PTXASSEMBLER_H
 #define SPCONV_TARGET_PTXASSEMBLER_H
 
-#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -86,7 +85,7 @@ private:
 
 /// Every job to a relocatable object (`ptxas -c`), then nvlink into one cubin (a
 /// PtxasPool fed all at once; nothing runs if one job alone is over the memory budget).
-llvm::Expected<std::string> assembleAndLink(llvm::ArrayRef<PtxasJob> jobs,
+llvm::Expected<std::string> assembleAndLink(std::vector<PtxasJob> jobs,
                                             const PtxasSettings &settings,
                                             PtxasReport &report);
 } // namespace spconv
