@@ -1,14 +1,16 @@
 """Turns spconv-translate's `--progress` lines into a progress bar.
 
-`spconv-translate --progress` prints `spconv: ptxas <done>/<total> units, <s> s; slowest: ...`
-on stderr per assembled ptxas unit; ptxas is where a whole-network compile spends its minutes,
-so that count is the honest measure of how far it is. tqdm draws the bar when it is
+`spconv-translate --progress` prints `spconv: ptxas <done>/<queued> units queued, <s> s;
+slowest: ...` on stderr per assembled ptxas unit (`<done>/<total> units,` before ptxas started
+while later convs were still being folded: both forms are read); ptxas is where a
+whole-network compile spends its minutes, so that count is the honest measure of how far it
+is. The total grows while the compile queues more units. tqdm draws the bar when it is
 importable; otherwise a one-line text bar is redrawn with `\\r`.
 """
 import re
 import sys
 
-PTXAS_LINE = re.compile(r"^spconv: ptxas (\d+)/(\d+) units, ([0-9.]+) s")
+PTXAS_LINE = re.compile(r"^spconv: ptxas (\d+)/(\d+) units(?: queued)?, ([0-9.]+) s")
 
 
 def parse_line(line):

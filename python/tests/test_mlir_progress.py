@@ -42,6 +42,9 @@ def test_colliding_symbols_are_refused():
 def test_progress_lines_parse_and_draw():
     line = "spconv: ptxas 3/12 units, 4.5 s; slowest: r50/conv1 (1.2 s)\n"
     assert progress.parse_line(line) == (3, 12, 4.5)
+    # What spconv-translate prints now that ptxas starts while units are still being queued.
+    queued = "spconv: ptxas 3/12 units queued, 4.5 s; slowest: r50/conv1 (1.2 s)\n"
+    assert progress.parse_line(queued) == (3, 12, 4.5)
     assert progress.parse_line("spconv: warning: x\n") is None
     out = io.StringIO()
     bar = progress.ProgressBar(out, use_tqdm=False)
