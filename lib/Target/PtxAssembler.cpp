@@ -224,10 +224,9 @@ llvm::Expected<std::string> spconv::assembleModule(StringRef ptx, const PtxasSet
   return readFile(cubinFile);
 }
 
-
 /// Everything the pool's thread and its producer share. `mutex` guards the queue, the
-/// objects, `closed`, `abort` and `failure`; the thread alone touches `running` and the
-/// report until it is joined.
+/// objects, `closed`, `abort`, `failure` and the report's cacheHits and failedJob; the
+/// thread alone touches `running` and the rest of the report until it is joined.
 struct PtxasPool::State {
   State(const PtxasSettings &settings, PtxasReport &report)
       : settings(settings), report(report), cache(settings.cacheDir, "o") {}
