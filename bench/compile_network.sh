@@ -10,6 +10,8 @@
 # OUTDIR/compile.json. Uses $SPCONV_CACHE_DIR (default OUTDIR/cache; 'none' disables).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
+# shellcheck source=bench/peak_rss.sh
+. "$here/peak_rss.sh"
 root="$(cd "$here/.." && pwd)"
 [ $# -ge 5 ] || { sed -n '2,10p' "$0"; exit 2; }
 net="$1"; batch="$2"; sparsity="$3"; seed="$4"; out="$5"; shift 5
@@ -28,16 +30,10 @@ cache="${SPCONV_CACHE_DIR:-$out/cache}"
 /usr/bin/time -f '%M %e' -o "$out/time.txt" "$bin/spconv-translate" --spconv-compile \
   "$out/net.mlir" --cache-dir="$cache" --progress --artifact-prefix="$out/net" "$@" \
   -o "$out/net.json" 2> "$out/compile.log" &
-pid=$!
 # The whole run's memory: the sum of the resident sets of spconv-translate and every ptxas
-# and nvlink it runs, sampled every 0.2 s.
-peak_sum=0
-while kill -0 $pid 2>/dev/null; do
-  now=$(ps -e -o rss=,comm= | awk '$2 ~ /^(spconv-translat|ptxas|nvlink)/ {s += $1} END {print s + 0}')
-  [ "$now" -gt "$peak_sum" ] && peak_sum=$now
-  sleep 0.2
-done
-wait $pid || { tail -5 "$out/compile.log" >&2; exit 1; }
+# and nvlink it runs (bench/peak_rss.sh).
+wait_peak_rss $! || { tail -5 "$out/compile.log" >&2; exit 1; }
+peak_sum=$PEAK_RSS_KB
 read -r peak_kb wall < "$out/time.txt"
 python3 - "$out" "$peak_kb" "$wall" "$net" "$batch" "$sparsity" "$seed" "$*" "$peak_sum" "$root" <<'PY'
 import json, os, platform, subprocess, sys

@@ -9,7 +9,10 @@
 set -euo pipefail
 [ $# -ge 2 ] || { sed -n '2,9p' "$0"; exit 2; }
 split="$1"; out="$2"; shift 2
-bin="${SPCONV_BIN:-$(cd "$(dirname "$0")/.." && pwd)/build/bin}"
+here="$(cd "$(dirname "$0")" && pwd)"
+# shellcheck source=bench/peak_rss.sh
+. "$here/peak_rss.sh"
+bin="${SPCONV_BIN:-$here/../build/bin}"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 echo "[" > "$out"
 first=1
@@ -17,14 +20,9 @@ for f in "$split"/*.mlir; do
   name="$(basename "$f" .mlir)"
   /usr/bin/time -f '%M %e' -o "$tmp/time.txt" "$bin/spconv-translate" --spconv-compile "$f" \
     --cache-dir=none --artifact-prefix="$tmp/k" -o "$tmp/k.json" "$@" 2> "$tmp/log" &
-  pid=$!
-  peak=0
-  while kill -0 $pid 2>/dev/null; do
-    now=$(ps -e -o rss=,comm= | awk '$2 ~ /^(spconv-translat|ptxas|nvlink)/ {s += $1} END {print s + 0}')
-    [ "$now" -gt "$peak" ] && peak=$now
-    sleep 0.2
-  done
-  wait $pid || { echo "compile_per_conv.sh: $name failed:" >&2; tail -3 "$tmp/log" >&2; exit 1; }
+  wait_peak_rss $! ||
+    { echo "compile_per_conv.sh: $name failed:" >&2; tail -3 "$tmp/log" >&2; exit 1; }
+  peak=$PEAK_RSS_KB
   read -r rss wall < "$tmp/time.txt"
   [ $first -eq 1 ] || echo "," >> "$out"
   first=0
