@@ -4,8 +4,8 @@
 #
 # GPU correctness tests: the shapes of the CPU lit tests (test/Conversion/SpconvToCPU)
 # at sparsities 0, 0.5, 0.9 and 1.0, cases with several channel blocks (the last one
-# partial), several staged chunks (staging shared by the blocks, and not), chunks split over
-# warp groups (--split-c), folded in PTX
+# partial), several staged chunks (staging shared by the blocks, and not; in a chunk loop, the
+# heuristic's, and straight-line), chunks split over warp groups (--split-c), folded in PTX
 # (one from NVPTX at -O0) and in LLVM IR, each verified on the GPU against cuDNN FP32.
 # test/GPU/shapes.test runs a few of them through lit where a machine has both MLIR and a
 # GPU; the project's GPU machine has no MLIR, so there the cases are compiled here first
@@ -63,6 +63,13 @@ shapes=(
   "split3-partial|--shape 2,40,9,9,13,3,3 --pad 1,1,1,1|--block-k=5 --tile-p=8 --threads-q=4 --split-c=3 --chunk-c=4"
   "split2-llvm|--shape 1,64,14,14,24,3,3 --pad 1,1,1,1 --bias --relu|--block-k=8 --split-c=2 --fold-at=llvm"
   "split2-s2-pieces|--shape 1,96,28,28,32,3,3 --stride 2,2 --pad 1,1,1,1 --bias|--block-k=4 --split-c=2 --code-budget=3000"
+  "chunks-line|--shape 1,160,14,14,44,3,3 --pad 1,1,1,1 --bias --relu|--block-k=8 --chunk-loop=1"
+  "split2-line|--shape 1,64,14,14,24,3,3 --pad 1,1,1,1 --bias --relu|--block-k=8 --split-c=2 --chunk-loop=1"
+  "loop-partial-groups|--shape 1,50,10,10,12,3,3 --pad 1,1,1,1 --groups 2 --bias|--block-k=6 --chunk-c=7 --split-c=2 --chunk-loop=2"
+  "loop-llvm|--shape 1,160,14,14,44,3,3 --pad 1,1,1,1 --bias --relu|--block-k=8 --fold-at=llvm --chunk-loop=2"
+  "loop-split4|--shape 1,256,7,7,16,3,3 --pad 1,1,1,1 --bias --relu"
+  "loop-pieces|--shape 2,96,9,9,20,3,3 --pad 1,1,1,1 --bias|--block-k=4 --outputs-per-thread=2 --code-budget=3000 --chunk-loop=2"
+  "loop-1x1-s2|--shape 1,96,14,14,24,1,1 --stride 2,2 --bias --relu6|--block-k=8 --chunk-c=20 --chunk-loop=2"
 )
 sparsities=(0 0.5 0.9 1.0)
 

@@ -91,7 +91,8 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
                                       {"tile_p", t.tileP},
                                       {"threads_q", t.threadsQ},
                                       {"chunk_c", t.chunkC},
-                                      {"split_c", std::max<int64_t>(1, t.splitC)}}},
+                                      {"split_c", std::max<int64_t>(1, t.splitC)},
+                                      {"chunk_loop", t.chunkLoop == 2}}},
     });
     return WalkResult::advance();
   });

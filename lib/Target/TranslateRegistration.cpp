@@ -91,6 +91,9 @@ struct TranslateFlags {
       "split-c",
       llvm::cl::desc("Warp groups that split a block's chunks (0 = heuristic, 1 = no split)"),
       llvm::cl::init(0), llvm::cl::cat(tilingCat)};
+  llvm::cl::opt<int64_t> chunkLoop{
+      "chunk-loop", llvm::cl::desc("How a group walks its chunks (0 = heuristic: a loop where a group has 2 or more, 1 = straight-line, 2 = loop)"),
+      llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::OptionCategory budgetCat{"spconv compile budgets (docs/design.md, \"Code-size budget\")"};
   llvm::cl::opt<int64_t> codeBudget{
       "code-budget",
@@ -130,7 +133,7 @@ struct TranslateFlags {
     o.llvmOptLevel = llvmOptLevel;
     o.ptxasOptLevel = ptxasOptLevel;
     o.minBlocksPerSM = minBlocksPerSM;
-    o.tiling = Tiling{blockK, outputsPerThread, tileP, threadsQ, chunkC, splitC};
+    o.tiling = Tiling{blockK, outputsPerThread, tileP, threadsQ, chunkC, splitC, chunkLoop};
     o.codeBudget = codeBudget;
     o.shareStaging = shareStaging;
     o.jobs = jobs;

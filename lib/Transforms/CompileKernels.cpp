@@ -88,7 +88,11 @@ struct SpconvCompileKernelsPass
       kernels.setTargetsAttr(ArrayAttr::get(
           ctx, {NVVM::NVVMTargetAttr::get(ctx, optLevel, "nvptx64-nvidia-cuda", chip)}));
     SymbolTable symbols(kernels);
-    Tiling requested{blockK, outputsPerThread, tileP, threadsQ, chunkC, splitC};
+    Tiling requested{blockK, outputsPerThread, tileP, threadsQ, chunkC, splitC, chunkLoop};
+    if (std::string why = invalidTilingRequest(requested); !why.empty()) {
+      getOperation().emitError(why);
+      return signalPassFailure();
+    }
     int64_t nextIndex = 0;
 
     for (Conv2DOp op : convs) {

@@ -109,7 +109,7 @@ public:
 
   /// Whether kernels can share the staging code between channel blocks (docs/design.md,
   /// "Shared staging"): the template marks where each chunk's FMAs end, every placeholder
-  /// sits inside such an FMA region, and no loop spans a region. When it cannot,
+  /// sits inside such an FMA region (regions may sit in a loop: the chunk loop). When it cannot,
   /// `whyNoSharedStaging()` says why and kernels get one whole body per channel block.
   bool sharesStaging() const { return !regions.empty(); }
   llvm::StringRef whyNoSharedStaging() const { return noSharingReason; }
@@ -176,7 +176,8 @@ private:
   int64_t maxWeightIndex = -1, maxBiasIndex = -1;
   /// A chunk's FMAs: body lines [first, last), straight-line, between the barrier after the
   /// chunk's staging and the template's end-of-chunk marker; `liveOut`, the %r registers it
-  /// defines that lines after it mention (the accumulators, mostly).
+  /// defines that lines outside it mention, after it or (around the chunk loop) above it:
+  /// the accumulators, mostly.
   struct Region {
     size_t first = 0, last = 0;
     std::vector<uint32_t> liveOut;

@@ -61,7 +61,8 @@ std::string Tiling::str() const {
   return llvm::formatv("bk{0}opt{1}tp{2}tq{3}cc{4}", blockK, outputsPerThread, tileP,
                        threadsQ, chunkC)
              .str() +
-         (splitC > 1 ? "sc" + std::to_string(splitC) : std::string());
+         (splitC > 1 ? "sc" + std::to_string(splitC) : std::string()) +
+         (chunkLoop == 2 ? "cl" : "");
 }
 
 static constexpr int64_t kMaxLoadsPerRegion = 256;
@@ -181,6 +182,12 @@ void spconv::chooseSplit(const ConvShape &sh, Tiling &t) {
 //    then almost never all-zero across the block) with 64 accumulators per thread. It is
 //    halved while the grid would leave SMs idle (small batches, small images);
 //  - chunkC is the most input channels whose tile fits kTargetSharedBytes.
+std::string spconv::invalidTilingRequest(const Tiling &requested) {
+  if (requested.chunkLoop < 0 || requested.chunkLoop > 2)
+    return "chunk-loop must be 0, 1 or 2, got " + std::to_string(requested.chunkLoop);
+  return "";
+}
+
 Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
   const Tiling requested = t;
   if (t.outputsPerThread <= 0)
@@ -251,11 +258,37 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
     if (wide.splitC == 4 && gridBlocks(sh, wide) * 4 <= kTwoWaves)
       t = wide;
   }
+  // Two waves of blocks at block-k 8 split in two, with many chunks (a deep 1x1 such as
+  // ResNet-50's layer4.0.conv1, 1024 -> 512 at 14x14): twice the channels per block in four
+  // groups, each still walking at least 8 chunks, 1.9x faster there; with fewer chunks per
+  // group (the 28x28 layers, 4-6) it measured 6% slower (docs/tuning-log.md, "Chunk loop").
+  if (requested.blockK <= 0 && requested.splitC <= 0 && requested.chunkC <= 0 &&
+      t.splitC == 2 && sh.groups == 1 && t.blockK * 2 <= std::min<int64_t>(sh.k, 64)) {
+    Tiling wide = t;
+    wide.blockK = t.blockK * 2;
+    wide.splitC = 4;
+    chooseSplit(sh, wide);
+    if (wide.splitC == 4 && KernelGeometry(sh, wide).numChunks >= 8 * 4 &&
+        gridBlocks(sh, wide) * 4 <= kTwoWaves)
+      t = wide;
+  }
   // An explicit chunk-c may not exceed the hard limit either: each group's tile gets its
   // share of it.
   KernelGeometry g(sh, t);
   if (g.sharedFloats * 4 * t.splitC > kMaxSharedBytes)
     t.chunkC =
         std::max<int64_t>(1, kMaxSharedBytes / t.splitC / (g.inTileH * g.inTileW * 4));
+  // A loop over the chunks keeps one copy of the staging code per group instead of one per
+  // chunk (ResNet-50 batch 1 compiles in about half the time), but it exposes the staging
+  // loads' latency that ptxas hides in straight-line code (ncu: long-scoreboard and barrier
+  // stalls up 1.5-2x where it loses). Measured: it wins where four warp groups at block-k
+  // <= 16 share the work (up to 1.43x faster; the other groups' FMAs cover one group's
+  // staging) and loses 3-26% with fewer groups or block-k 32-64 (docs/tuning-log.md,
+  // "Chunk loop"), so only there, and only where a group walks two or more chunks.
+  if (t.chunkLoop != 1 && t.chunkLoop != 2) {
+    KernelGeometry chunks(sh, t);
+    t.chunkLoop =
+        chunks.splitC == 4 && t.blockK <= 16 && chunks.numChunks >= 2 * chunks.splitC ? 2 : 1;
+  }
   return t;
 }

@@ -30,7 +30,13 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
                                     int64_t kb, int64_t chunk, Value input, Value tile,
                                     Value kBase, int64_t tileOffset) const {
   int64_t c0 = chunk * tiling.chunkC;
-  int64_t chunkChannels = std::min(tiling.chunkC, geom.windowC - c0);
+  emitStage(b, loc, tid, bc, kb, cst(b, loc, c0), std::min(tiling.chunkC, geom.windowC - c0),
+            input, tile, kBase, tileOffset);
+}
+
+void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const BlockCoords &bc,
+                                    int64_t kb, Value c0, int64_t chunkChannels, Value input,
+                                    Value tile, Value kBase, int64_t tileOffset) const {
   // First input channel of the block's window: (first output channel / kpg) * cpg.
   Value cBase;
   if (shape.groups > 1) {
@@ -88,7 +94,7 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
     Value y = arith::RemUIOp::create(b, loc, row, cst(b, loc, geom.inTileH));
     Value iy = arith::AddIOp::create(b, loc, y0, scaled(y, geom.stageStepH));
     Value ix = arith::AddIOp::create(b, loc, x0, scaled(col, geom.stageStepW));
-    Value c = arith::AddIOp::create(b, loc, cc, cst(b, loc, c0));
+    Value c = arith::AddIOp::create(b, loc, cc, c0);
     if (cBase)
       c = arith::AddIOp::create(b, loc, c, cBase);
     Value inside = arith::AndIOp::create(b, loc, inRange(iy, shape.h), inRange(ix, shape.w));

@@ -18,6 +18,7 @@ DictionaryAttr spconv::makeLaunchAttr(MLIRContext *ctx, const ConvShape &shape,
       b.getNamedAttr("threads_q", b.getI64IntegerAttr(tiling.threadsQ)),
       b.getNamedAttr("chunk_c", b.getI64IntegerAttr(tiling.chunkC)),
       b.getNamedAttr("split_c", b.getI64IntegerAttr(g.splitC)),
+      b.getNamedAttr("chunk_loop", b.getI64IntegerAttr(tiling.chunkLoop)),
   });
   return b.getDictionaryAttr({
       b.getNamedAttr("grid", b.getDenseI64ArrayAttr({g.grid[0], g.grid[1], g.grid[2]})),
@@ -42,6 +43,7 @@ Tiling spconv::tilingFromLaunchAttr(DictionaryAttr launch) {
   t.threadsQ = get("threads_q");
   t.chunkC = get("chunk_c");
   t.splitC = get("split_c");
+  t.chunkLoop = get("chunk_loop");
   return t;
 }
 

@@ -67,20 +67,55 @@ static void pinAccumulators(OpBuilder &b, Location loc, ArrayRef<Value> accs, in
 
 /// Chunks [first, last) of channel block `kb` for the threads of one group: each staged by
 /// the group into its tile (at `tileOffset`), then its FMAs. `barrier` synchronises the
-/// group.
+/// group. Straight-line, or with Tiling::chunkLoop == 2 one scf.for over the chunks: its body
+/// stages chunk j from channel j * chunkC (a run-time offset: one copy of the staging code)
+/// and switches on j to that chunk's FMAs, the accumulators carried by the loop. The last
+/// chunk is the switch's default case. Either way each chunk's FMAs exist once.
 static void emitChunks(OpBuilder &b, Location loc, const ConvTemplateEmitter &emitter,
                        Value tid, const BlockCoords &bc, int64_t kb, int64_t first, int64_t last,
                        Value input, Value tile, Value kBase, int64_t tileOffset,
                        function_ref<void()> barrier, SmallVectorImpl<Value> &accs) {
-  for (int64_t chunk = first; chunk < last; ++chunk) {
-    // The previous chunk's readers must be done before the tile is overwritten.
-    if (chunk > first)
+  const Tiling &tiling = emitter.getTiling();
+  if (tiling.chunkLoop != 2 || last - first < 2) {
+    for (int64_t chunk = first; chunk < last; ++chunk) {
+      // The previous chunk's readers must be done before the tile is overwritten.
+      if (chunk > first)
+        barrier();
+      emitter.emitStage(b, loc, tid, bc, kb, chunk, input, tile, kBase, tileOffset);
       barrier();
-    emitter.emitStage(b, loc, tid, bc, kb, chunk, input, tile, kBase, tileOffset);
-    barrier();
-    emitter.emitChunkNest(b, loc, tid, kb, chunk, tile, accs, tileOffset);
-    pinAccumulators(b, loc, accs, kb, chunk);
+      emitter.emitChunkNest(b, loc, tid, kb, chunk, tile, accs, tileOffset);
+      pinAccumulators(b, loc, accs, kb, chunk);
+    }
+    return;
   }
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
+  auto loop = scf::ForOp::create(b, loc, cst(first), cst(last), cst(1), accs);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value j = loop.getInductionVar();
+  Value c0 = arith::MulIOp::create(b, loc, j, cst(tiling.chunkC));
+  emitter.emitStage(b, loc, tid, bc, kb, c0, tiling.chunkC, input, tile, kBase, tileOffset);
+  barrier();
+  SmallVector<int64_t> cases;
+  for (int64_t chunk = first; chunk + 1 < last; ++chunk)
+    cases.push_back(chunk);
+  auto sw = scf::IndexSwitchOp::create(b, loc, TypeRange(ValueRange(accs)), j, cases,
+                                       cases.size());
+  for (int64_t chunk = first; chunk < last; ++chunk) {
+    OpBuilder::InsertionGuard caseGuard(b);
+    Region &region =
+        chunk + 1 == last ? sw.getDefaultRegion() : sw.getCaseRegions()[chunk - first];
+    b.setInsertionPointToStart(&region.emplaceBlock());
+    SmallVector<Value> chunkAccs(loop.getRegionIterArgs());
+    emitter.emitChunkNest(b, loc, tid, kb, chunk, tile, chunkAccs, tileOffset);
+    pinAccumulators(b, loc, chunkAccs, kb, chunk);
+    scf::YieldOp::create(b, loc, chunkAccs);
+  }
+  // The chunk's readers must be done before the next iteration overwrites the tile (after
+  // the last chunk this barrier is one more than the straight-line form has).
+  barrier();
+  scf::YieldOp::create(b, loc, sw.getResults());
+  accs.assign(loop.getResults().begin(), loop.getResults().end());
 }
 
 /// The code of one channel block: accumulators, every staged chunk with its FMAs, stores.
@@ -246,7 +281,11 @@ struct ConvertSpconvToAffinePass
   using Base::Base;
 
   void runOnOperation() override {
-    Tiling requested{blockK, outputsPerThread, tileP, threadsQ, chunkC, splitC};
+    Tiling requested{blockK, outputsPerThread, tileP, threadsQ, chunkC, splitC, chunkLoop};
+    if (std::string why = invalidTilingRequest(requested); !why.empty()) {
+      getOperation().emitError(why);
+      return signalPassFailure();
+    }
     if (failed(lowerConvsToGPU(getOperation(), requested, /*unroll=*/false)))
       signalPassFailure();
   }

@@ -96,15 +96,46 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
       });
       int64_t offset = grp * g.sharedFloats;
       auto [first, last] = g.groupChunks(grp);
-      for (int64_t chunk = first; chunk < last; ++chunk) {
+      if (tiling.chunkLoop == 2 && last - first >= 2) {
+        // The GPU template's chunk loop (SpconvToAffine.cpp, emitChunks): chunk j staged from
+        // the run-time channel j * chunkC, its FMAs chosen by a switch on j.
+        auto jLoop = scf::ForOp::create(b, loc, cst(b, loc, first), cst(b, loc, last),
+                                        cst(b, loc, 1));
+        OpBuilder::InsertionGuard jGuard(b);
+        b.setInsertionPointToStart(jLoop.getBody());
+        Value j = jLoop.getInductionVar();
+        Value c0 = arith::MulIOp::create(b, loc, j, cst(b, loc, tiling.chunkC));
         forEachThread(b, loc, threads, [&](OpBuilder &tb, Value tid) {
-          emitter.emitStage(tb, loc, tid, bc, kb, chunk, input, tile, nullptr, offset);
+          emitter.emitStage(tb, loc, tid, bc, kb, c0, tiling.chunkC, input, tile, nullptr,
+                            offset);
         });
         forEachThread(b, loc, threads, [&](OpBuilder &tb, Value tid) {
-          SmallVector<Value> accs = loadAccs(tb, row(tb, tid, grp));
-          emitter.emitChunkNest(tb, loc, tid, kb, chunk, tile, accs, offset);
-          saveAccs(tb, row(tb, tid, grp), accs);
+          SmallVector<int64_t> cases;
+          for (int64_t chunk = first; chunk + 1 < last; ++chunk)
+            cases.push_back(chunk);
+          auto sw = scf::IndexSwitchOp::create(tb, loc, TypeRange{}, j, cases, cases.size());
+          for (int64_t chunk = first; chunk < last; ++chunk) {
+            OpBuilder::InsertionGuard caseGuard(tb);
+            Region &region = chunk + 1 == last ? sw.getDefaultRegion()
+                                               : sw.getCaseRegions()[chunk - first];
+            tb.setInsertionPointToStart(&region.emplaceBlock());
+            SmallVector<Value> accs = loadAccs(tb, row(tb, tid, grp));
+            emitter.emitChunkNest(tb, loc, tid, kb, chunk, tile, accs, offset);
+            saveAccs(tb, row(tb, tid, grp), accs);
+            scf::YieldOp::create(tb, loc);
+          }
         });
+      } else {
+        for (int64_t chunk = first; chunk < last; ++chunk) {
+          forEachThread(b, loc, threads, [&](OpBuilder &tb, Value tid) {
+            emitter.emitStage(tb, loc, tid, bc, kb, chunk, input, tile, nullptr, offset);
+          });
+          forEachThread(b, loc, threads, [&](OpBuilder &tb, Value tid) {
+            SmallVector<Value> accs = loadAccs(tb, row(tb, tid, grp));
+            emitter.emitChunkNest(tb, loc, tid, kb, chunk, tile, accs, offset);
+            saveAccs(tb, row(tb, tid, grp), accs);
+          });
+        }
       }
     }
     for (int64_t grp = 1; grp < g.splitC; ++grp)
@@ -135,7 +166,11 @@ struct ConvertSpconvToCPUPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<Conv2DOp> convs = collectUncompiledConvs(module);
-    Tiling requested{blockK, outputsPerThread, tileP, threadsQ, chunkC, splitC};
+    Tiling requested{blockK, outputsPerThread, tileP, threadsQ, chunkC, splitC, chunkLoop};
+    if (std::string why = invalidTilingRequest(requested); !why.empty()) {
+      getOperation().emitError(why);
+      return signalPassFailure();
+    }
     SymbolTable symbols(module);
     int64_t nextIndex = 0;
     for (Conv2DOp op : convs) {

@@ -34,7 +34,11 @@ struct ConvertSpconvToGPUPass
   using Base::Base;
 
   void runOnOperation() override {
-    Tiling requested{blockK, outputsPerThread, tileP, threadsQ, chunkC, splitC};
+    Tiling requested{blockK, outputsPerThread, tileP, threadsQ, chunkC, splitC, chunkLoop};
+    if (std::string why = invalidTilingRequest(requested); !why.empty()) {
+      getOperation().emitError(why);
+      return signalPassFailure();
+    }
     if (failed(lowerConvsToGPU(getOperation(), requested, /*unroll=*/true)))
       signalPassFailure();
   }

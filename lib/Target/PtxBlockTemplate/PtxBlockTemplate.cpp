@@ -351,65 +351,19 @@ void PtxBlockTemplate::findRegions(llvm::ArrayRef<int64_t> firstUse,
       return refuse("template line '" + trimmed(i) + "' holds a weight outside the FMAs");
   }
 
-  // No loop may contain a region: the register analysis below follows line order. Branch
-  // targets are labels, or for `brx.idx` the labels of a `.branchtargets` list.
-  llvm::StringMap<size_t> labels;
-  llvm::StringMap<llvm::SmallVector<StringRef>> tables;
-  for (size_t i = 0; i < body.size(); ++i) {
-    StringRef s = trimmed(i);
-    if (s.ends_with(":")) {
-      labels[s.drop_back()] = i;
-    } else if (auto [name, list] = s.split(':'); list.trim().starts_with(".branchtargets")) {
-      // NVPTX writes the list over several lines, up to the one ending in ';'.
-      llvm::SmallVector<StringRef> &targets = tables[name.trim()];
-      StringRef part = list.trim().drop_front(StringRef(".branchtargets").size());
-      while (true) {
-        llvm::SmallVector<StringRef> pieces;
-        part.rtrim(';').split(pieces, ',', -1, /*KeepEmpty=*/false);
-        for (StringRef t : pieces)
-          if (!t.trim().empty())
-            targets.push_back(t.trim());
-        if (part.ends_with(";") || ++i >= body.size())
-          break;
-        part = trimmed(i);
-      }
-    }
-  }
-  for (size_t i = 0; i < body.size(); ++i) {
-    StringRef s = trimmed(i);
-    if (!isRegionBoundary(s) || s.ends_with(":"))
-      continue;
-    StringRef insn = s.starts_with("@") ? s.drop_until([](char c) { return c == ' ' || c == '\t'; }).ltrim() : s;
-    if (!insn.starts_with("bra") && !insn.starts_with("brx"))
-      continue;
-    StringRef operand = s.substr(s.find_last_of(" \t") + 1).rtrim(';').trim();
-    llvm::SmallVector<StringRef> targets{operand};
-    if (insn.starts_with("brx")) {
-      auto table = tables.find(operand);
-      if (table == tables.end())
-        return refuse("indexed branch without its target list in '" + s + "'");
-      targets = table->second;
-    }
-    for (StringRef target : targets) {
-      auto it = labels.find(target);
-      if (it == labels.end())
-        return refuse("branch to an unknown label in '" + s + "'");
-      for (const Region &r : regions)
-        if (it->second < r.first && r.last <= i)
-          return refuse("a loop contains the FMAs of a chunk");
-    }
-  }
-
-  // What each region leaves to later lines; nothing it defines may be read above it.
+  // What each region leaves to the rest of the kernel: every register it defines that a
+  // line outside it mentions. Above it counts too: a loop over the chunks (Tiling::chunkLoop)
+  // reads the accumulators a region defines at the top of its next iteration, and a register
+  // read in the region before the region defines it is carried around such a loop. (The fold
+  // itself never renames a register that is defined twice or read above its definition.)
   llvm::DenseSet<uint32_t> seen;
   for (Region &r : regions) {
     seen.clear();
     auto d = llvm::lower_bound(defs, std::make_pair(r.first, uint32_t(0)));
     for (; d != defs.end() && d->first < r.last; ++d) {
       uint32_t reg = d->second;
-      if (firstUse[reg] >= 0 && size_t(firstUse[reg]) < r.first)
-        return refuse("register %r" + llvm::Twine(reg) + " is read above the FMAs defining it");
-      if (lastMention[reg] >= int64_t(r.last) && seen.insert(reg).second)
+      bool readAbove = firstUse[reg] >= 0 && size_t(firstUse[reg]) < d->first;
+      if ((readAbove || lastMention[reg] >= int64_t(r.last)) && seen.insert(reg).second)
         r.liveOut.push_back(reg);
     }
   }

@@ -52,6 +52,12 @@ struct Tiling {
   // memory, with its own barrier; the groups' partial sums are added through shared memory
   // before the store. 1 = no split.
   int64_t splitC = 0;
+  // How a group walks its chunks: 1 = straight-line, every chunk its own staging code and
+  // FMAs; 2 = one loop whose body stages the chunk at a run-time channel offset and then
+  // branches to that chunk's FMAs (docs/design.md, "Chunk loop"). The loop keeps the staging
+  // code once per group instead of once per chunk: code size, and ptxas time, no longer grow
+  // with the chunks.
+  int64_t chunkLoop = 0;
 
   /// Threads of one group: a tile of tileP x threadsQ.
   int64_t threads() const { return tileP * threadsQ; }
@@ -106,6 +112,9 @@ struct KernelGeometry {
 /// Fills every zero field of `requested` with the heuristic's choice (docs/design.md, "Tiling heuristic") and
 /// clamps the rest to the shape.
 Tiling chooseTiling(const ConvShape &shape, Tiling requested);
+/// Why the passes must refuse `requested` (empty when they need not): a field with no
+/// meaning, such as a chunk-loop other than 0, 1 or 2.
+std::string invalidTilingRequest(const Tiling &requested);
 /// The blocks per SM to ask ptxas for (`.minnctapersm`): `requested` (0: no cap), fewer for
 /// blocks of more than 128 threads (split chunks), so that the register cap it implies,
 /// 65536 / (threads x blocks), stays 128 per thread.

@@ -29,6 +29,7 @@ public:
       : shape(shape), tiling(tiling), geom(shape, tiling) {}
 
   const KernelGeometry &geometry() const { return geom; }
+  const Tiling &getTiling() const { return tiling; }
 
   /// Block coordinates from the linear tile index and the image index.
   BlockCoords emitBlockCoords(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tileIdx,
@@ -41,6 +42,13 @@ public:
   void emitStage(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid,
                  const BlockCoords &bc, int64_t kb, int64_t chunk, mlir::Value input,
                  mlir::Value tile, mlir::Value kBase = nullptr, int64_t tileOffset = 0) const;
+  /// The same for the `chunkChannels` channels from window channel `c0` (an index value):
+  /// a loop over the chunks (Tiling::chunkLoop) stages chunkC channels from a run-time c0.
+  /// Channels past the window are clamped into the input and land in tile rows no FMA reads.
+  void emitStage(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid,
+                 const BlockCoords &bc, int64_t kb, mlir::Value c0, int64_t chunkChannels,
+                 mlir::Value input, mlir::Value tile, mlir::Value kBase = nullptr,
+                 int64_t tileOffset = 0) const;
   /// Number of accumulators of a thread for channel block `kb`.
   int64_t numAccumulators(int64_t kb) const;
   /// The accumulators' initial values: bias placeholders, or 0.
