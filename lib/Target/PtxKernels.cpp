@@ -208,9 +208,30 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
           return op.emitError("folding the weights into the template PTX failed: ")
                  << llvm::toString(std::move(err));
       }
-      if (largestBlock > options.codeBudget && options.tiling.blockK == 0 && tiling.blockK > 1) {
-        requested.blockK = tiling.blockK / 2;
-        continue;
+      if (largestBlock > options.codeBudget) {
+        // First the chunk loop (its staging code exists once per group, not once per chunk),
+        // at the same block-k if the block would then fit, else with smaller blocks: halving
+        // block-k doubles the blocks that stage the same input (ResNet-50's layer4 3x3 convs
+        // at batch 64 fell to block-k 8 and ran 4x slower than at block-k 16 in a loop;
+        // docs/tuning-log.md, "Chunk loop"). The fit is estimated from this stamping (the
+        // shared code once per group instead of once per chunk) rather than by building
+        // another template of the same block-k.
+        KernelGeometry g(shape, tiling);
+        bool tryLoop = options.tiling.chunkLoop == 0 && tiling.chunkLoop != 2 &&
+                       g.numChunks >= 2 * g.splitC;
+        if (tryLoop) {
+          requested.chunkLoop = 2;
+          int64_t perGroup = g.numChunks / g.splitC;
+          int64_t staging = shared ? tmpl.sharedInstructions() : 0;
+          if (largestBlock - staging + staging / perGroup <= options.codeBudget)
+            continue;
+        }
+        if (options.tiling.blockK == 0 && tiling.blockK > 1) {
+          requested.blockK = tiling.blockK / 2;
+          continue;
+        }
+        if (tryLoop)
+          continue;
       }
       int64_t minBlocks = minBlocksPerSMFor(tiling, options.minBlocksPerSM);
       std::vector<PtxUnit> units =

@@ -95,7 +95,8 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
                           : emitter.emitZeroAccumulators(tb, loc, kb));
       });
       int64_t offset = grp * g.sharedFloats;
-      auto [first, last] = g.groupChunks(grp);
+      // Plain variables, not a structured binding: the chunk loop's lambdas capture them.
+      int64_t first = g.groupChunks(grp).first, last = g.groupChunks(grp).second;
       if (tiling.chunkLoop == 2 && last - first >= 2) {
         // The GPU template's chunk loop (SpconvToAffine.cpp, emitChunks): chunk j staged from
         // the run-time channel j * chunkC, its FMAs chosen by a switch on j.
