@@ -126,6 +126,23 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
   scf::YieldOp::create(b, loc, ValueRange{row, col});
 }
 
+SmallVector<Value> ConvTemplateEmitter::emitChunkSwitch(
+    OpBuilder &b, Location loc, Value j, int64_t first, int64_t last, TypeRange resultTypes,
+    function_ref<SmallVector<Value>(int64_t chunk)> body) const {
+  SmallVector<int64_t> cases;
+  for (int64_t chunk = first; chunk + 1 < last; ++chunk)
+    cases.push_back(chunk);
+  auto sw = scf::IndexSwitchOp::create(b, loc, resultTypes, j, cases, cases.size());
+  for (int64_t chunk = first; chunk < last; ++chunk) {
+    OpBuilder::InsertionGuard guard(b);
+    Region &region =
+        chunk + 1 == last ? sw.getDefaultRegion() : sw.getCaseRegions()[chunk - first];
+    b.setInsertionPointToStart(&region.emplaceBlock());
+    scf::YieldOp::create(b, loc, body(chunk));
+  }
+  return SmallVector<Value>(sw.getResults());
+}
+
 int64_t ConvTemplateEmitter::numAccumulators(int64_t kb) const {
   int64_t kN = std::min(tiling.blockK, shape.k - kb * tiling.blockK);
   return kN * tiling.outputsPerThread;

@@ -75,8 +75,7 @@ static void emitChunks(OpBuilder &b, Location loc, const ConvTemplateEmitter &em
                        Value tid, const BlockCoords &bc, int64_t kb, int64_t first, int64_t last,
                        Value input, Value tile, Value kBase, int64_t tileOffset,
                        function_ref<void()> barrier, SmallVectorImpl<Value> &accs) {
-  const Tiling &tiling = emitter.getTiling();
-  if (tiling.chunkLoop != 2 || last - first < 2) {
+  if (!emitter.loopsOverChunks(first, last)) {
     for (int64_t chunk = first; chunk < last; ++chunk) {
       // The previous chunk's readers must be done before the tile is overwritten.
       if (chunk > first)
@@ -93,28 +92,21 @@ static void emitChunks(OpBuilder &b, Location loc, const ConvTemplateEmitter &em
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value j = loop.getInductionVar();
-  Value c0 = arith::MulIOp::create(b, loc, j, cst(tiling.chunkC));
-  emitter.emitStage(b, loc, tid, bc, kb, c0, tiling.chunkC, input, tile, kBase, tileOffset);
+  int64_t chunkC = emitter.getTiling().chunkC;
+  Value c0 = arith::MulIOp::create(b, loc, j, cst(chunkC));
+  emitter.emitStage(b, loc, tid, bc, kb, c0, chunkC, input, tile, kBase, tileOffset);
   barrier();
-  SmallVector<int64_t> cases;
-  for (int64_t chunk = first; chunk + 1 < last; ++chunk)
-    cases.push_back(chunk);
-  auto sw = scf::IndexSwitchOp::create(b, loc, TypeRange(ValueRange(accs)), j, cases,
-                                       cases.size());
-  for (int64_t chunk = first; chunk < last; ++chunk) {
-    OpBuilder::InsertionGuard caseGuard(b);
-    Region &region =
-        chunk + 1 == last ? sw.getDefaultRegion() : sw.getCaseRegions()[chunk - first];
-    b.setInsertionPointToStart(&region.emplaceBlock());
-    SmallVector<Value> chunkAccs(loop.getRegionIterArgs());
-    emitter.emitChunkNest(b, loc, tid, kb, chunk, tile, chunkAccs, tileOffset);
-    pinAccumulators(b, loc, chunkAccs, kb, chunk);
-    scf::YieldOp::create(b, loc, chunkAccs);
-  }
+  SmallVector<Value> next = emitter.emitChunkSwitch(
+      b, loc, j, first, last, TypeRange(ValueRange(accs)), [&](int64_t chunk) {
+        SmallVector<Value> chunkAccs(loop.getRegionIterArgs());
+        emitter.emitChunkNest(b, loc, tid, kb, chunk, tile, chunkAccs, tileOffset);
+        pinAccumulators(b, loc, chunkAccs, kb, chunk);
+        return chunkAccs;
+      });
   // The chunk's readers must be done before the next iteration overwrites the tile (after
   // the last chunk this barrier is one more than the straight-line form has).
   barrier();
-  scf::YieldOp::create(b, loc, sw.getResults());
+  scf::YieldOp::create(b, loc, next);
   accs.assign(loop.getResults().begin(), loop.getResults().end());
 }
 

@@ -96,8 +96,9 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
       });
       int64_t offset = grp * g.sharedFloats;
       // Plain variables, not a structured binding: the chunk loop's lambdas capture them.
-      int64_t first = g.groupChunks(grp).first, last = g.groupChunks(grp).second;
-      if (tiling.chunkLoop == 2 && last - first >= 2) {
+      int64_t first, last;
+      std::tie(first, last) = g.groupChunks(grp);
+      if (emitter.loopsOverChunks(first, last)) {
         // The GPU template's chunk loop (SpconvToAffine.cpp, emitChunks): chunk j staged from
         // the run-time channel j * chunkC, its FMAs chosen by a switch on j.
         auto jLoop = scf::ForOp::create(b, loc, cst(b, loc, first), cst(b, loc, last),
@@ -111,20 +112,12 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
                             offset);
         });
         forEachThread(b, loc, threads, [&](OpBuilder &tb, Value tid) {
-          SmallVector<int64_t> cases;
-          for (int64_t chunk = first; chunk + 1 < last; ++chunk)
-            cases.push_back(chunk);
-          auto sw = scf::IndexSwitchOp::create(tb, loc, TypeRange{}, j, cases, cases.size());
-          for (int64_t chunk = first; chunk < last; ++chunk) {
-            OpBuilder::InsertionGuard caseGuard(tb);
-            Region &region = chunk + 1 == last ? sw.getDefaultRegion()
-                                               : sw.getCaseRegions()[chunk - first];
-            tb.setInsertionPointToStart(&region.emplaceBlock());
+          emitter.emitChunkSwitch(tb, loc, j, first, last, TypeRange{}, [&](int64_t chunk) {
             SmallVector<Value> accs = loadAccs(tb, row(tb, tid, grp));
             emitter.emitChunkNest(tb, loc, tid, kb, chunk, tile, accs, offset);
             saveAccs(tb, row(tb, tid, grp), accs);
-            scf::YieldOp::create(tb, loc);
-          }
+            return SmallVector<Value>{};
+          });
         });
       } else {
         for (int64_t chunk = first; chunk < last; ++chunk) {

@@ -31,6 +31,20 @@ public:
   const KernelGeometry &geometry() const { return geom; }
   const Tiling &getTiling() const { return tiling; }
 
+  /// Whether a group's chunks [first, last) run in a loop (Tiling::chunkLoop == 2 and two or
+  /// more chunks) rather than straight-line.
+  bool loopsOverChunks(int64_t first, int64_t last) const {
+    return tiling.chunkLoop == 2 && last - first >= 2;
+  }
+  /// The chunk loop's dispatch: an scf.index_switch on the chunk index `j` with a case per
+  /// chunk of [first, last), the last chunk the default case. `body` fills the case of chunk
+  /// `chunk` at the builder's insertion point and returns what the case yields (values of
+  /// `resultTypes`); the switch's results are returned.
+  llvm::SmallVector<mlir::Value>
+  emitChunkSwitch(mlir::OpBuilder &b, mlir::Location loc, mlir::Value j, int64_t first,
+                  int64_t last, mlir::TypeRange resultTypes,
+                  llvm::function_ref<llvm::SmallVector<mlir::Value>(int64_t chunk)> body) const;
+
   /// Block coordinates from the linear tile index and the image index.
   BlockCoords emitBlockCoords(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tileIdx,
                               mlir::Value n) const;
