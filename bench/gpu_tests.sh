@@ -5,7 +5,8 @@
 # GPU correctness tests: the shapes of the CPU lit tests (test/Conversion/SpconvToCPU)
 # at sparsities 0, 0.5, 0.9 and 1.0, cases with several channel blocks (the last one
 # partial), several staged chunks (staging shared by the blocks, and not; in a chunk loop, the
-# heuristic's, and straight-line), chunks split over warp groups (--split-c), folded in PTX
+# heuristic's, and straight-line), chunks split over warp groups (--split-c), images packed
+# into a block (--images-per-block, the last block partial), folded in PTX
 # (one from NVPTX at -O0) and in LLVM IR, each verified on the GPU against cuDNN FP32.
 # test/GPU/shapes.test runs a few of them through lit where a machine has both MLIR and a
 # GPU; the project's GPU machine has no MLIR, so there the cases are compiled here first
@@ -17,10 +18,11 @@
 #          build-bench/bin/spconv-bench, next to this script's repository). Prints
 #          "PASS|FAIL <case> max_rel_err=..." per case, writes OUTDIR/<case>.json and the
 #          summary OUTDIR/gpu-tests.txt, exits 1 if any case failed (2: usage/setup).
+# Both:    SPCONV_GPU_TESTS_ONLY=REGEX keeps only the shapes whose name matches (bash =~).
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-[ $# -eq 2 ] || { sed -n '2,16p' "$0"; exit 2; }
+[ $# -eq 2 ] || { sed -n '2,21p' "$0"; exit 2; }
 mode="$1"; out="$2"
 
 # name|spconv-gen-conv shape flags[|spconv-translate flags] (the shapes of the CPU lit
@@ -70,8 +72,22 @@ shapes=(
   "loop-split4|--shape 1,256,7,7,16,3,3 --pad 1,1,1,1 --bias --relu"
   "loop-pieces|--shape 2,96,9,9,20,3,3 --pad 1,1,1,1 --bias|--block-k=4 --outputs-per-thread=2 --code-budget=3000 --chunk-loop=2"
   "loop-1x1-s2|--shape 1,96,14,14,24,1,1 --stride 2,2 --bias --relu6|--block-k=8 --chunk-c=20 --chunk-loop=2"
+  "images2-partial|--shape 5,40,7,7,24,3,3 --pad 1,1,1,1 --bias --relu|--images-per-block=2 --block-k=8"
+  "images4-loop|--shape 8,64,7,7,20,3,3 --pad 1,1,1,1 --bias|--images-per-block=4 --block-k=8 --chunk-c=16 --chunk-loop=2"
+  "images3-1x1-s2|--shape 7,48,14,14,32,1,1 --stride 2,2 --bias --relu6|--images-per-block=3"
+  "images2-pieces|--shape 4,96,9,9,20,3,3 --pad 1,1,1,1 --bias|--images-per-block=2 --block-k=4 --code-budget=3000"
+  "images2-llvm|--shape 5,40,7,7,24,3,3 --pad 1,1,1,1 --bias --relu|--images-per-block=2 --block-k=8 --fold-at=llvm"
+  "images2-groups|--shape 3,16,10,10,16,3,3 --groups 4 --pad 1,1,1,1|--images-per-block=2"
+  "images-heuristic|--shape 600,4,5,5,8,1,1 --bias"
 )
 sparsities=(0 0.5 0.9 1.0)
+if [ -n "${SPCONV_GPU_TESTS_ONLY:-}" ]; then
+  kept=()
+  for entry in "${shapes[@]}"; do
+    [[ "${entry%%|*}" =~ $SPCONV_GPU_TESTS_ONLY ]] && kept+=("$entry")
+  done
+  shapes=("${kept[@]}")
+fi
 
 compile() {
   local bin="${SPCONV_BIN:-/work/main/build/bin}"
@@ -163,5 +179,5 @@ PY
 case "$mode" in
   compile) compile ;;
   run) run ;;
-  *) sed -n '2,16p' "$0"; exit 2 ;;
+  *) sed -n '2,21p' "$0"; exit 2 ;;
 esac

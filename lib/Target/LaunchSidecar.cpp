@@ -92,7 +92,9 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
                                       {"threads_q", t.threadsQ},
                                       {"chunk_c", t.chunkC},
                                       {"split_c", std::max<int64_t>(1, t.splitC)},
-                                      {"chunk_loop", t.chunkLoop == 2}}},
+                                      {"chunk_loop", t.chunkLoop == 2},
+                                      {"images_per_block",
+                                       std::max<int64_t>(1, t.imagesPerBlock)}}},
     });
     return WalkResult::advance();
   });

@@ -94,6 +94,12 @@ struct TranslateFlags {
   llvm::cl::opt<int64_t> chunkLoop{
       "chunk-loop", llvm::cl::desc("How a group walks its chunks (0 = heuristic: a loop for 4 warp groups at block-k <= 16 with 2+ chunks each, 1 = straight-line, 2 = loop)"),
       llvm::cl::init(0), llvm::cl::cat(tilingCat)};
+  llvm::cl::opt<int64_t> imagesPerBlock{
+      "images-per-block",
+      llvm::cl::desc("Images a thread block computes side by side, in lock-step (0 = "
+                     "heuristic: up to 256 threads while two waves of blocks remain, 1 = one "
+                     "image; not with split-c > 1)"),
+      llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::OptionCategory budgetCat{"spconv compile budgets (docs/design.md, \"Code-size budget\")"};
   llvm::cl::opt<int64_t> codeBudget{
       "code-budget",
@@ -133,7 +139,8 @@ struct TranslateFlags {
     o.llvmOptLevel = llvmOptLevel;
     o.ptxasOptLevel = ptxasOptLevel;
     o.minBlocksPerSM = minBlocksPerSM;
-    o.tiling = Tiling{blockK, outputsPerThread, tileP, threadsQ, chunkC, splitC, chunkLoop};
+    o.tiling = Tiling{blockK, outputsPerThread, tileP,    threadsQ,
+                      chunkC, splitC,           chunkLoop, imagesPerBlock};
     o.codeBudget = codeBudget;
     o.shareStaging = shareStaging;
     o.jobs = jobs;

@@ -88,7 +88,8 @@ struct SpconvCompileKernelsPass
       kernels.setTargetsAttr(ArrayAttr::get(
           ctx, {NVVM::NVVMTargetAttr::get(ctx, optLevel, "nvptx64-nvidia-cuda", chip)}));
     SymbolTable symbols(kernels);
-    Tiling requested{blockK, outputsPerThread, tileP, threadsQ, chunkC, splitC, chunkLoop};
+    Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
+                     chunkC,  splitC,           chunkLoop, imagesPerBlock};
     if (std::string why = invalidTilingRequest(requested); !why.empty()) {
       getOperation().emitError(why);
       return signalPassFailure();

@@ -35,8 +35,10 @@ def check_kernel(k):
         raise SidecarError("%s: input shape does not match conv" % k["entry"])
     if params[1]["shape"] != [c["N"], c["K"], c["P"], c["Q"]]:
         raise SidecarError("%s: output shape does not match conv" % k["entry"])
-    if grid[2] != c["N"]:
-        raise SidecarError("%s: grid.z must be the batch" % k["entry"])
+    # grid.z runs over the batch, images_per_block images per block (1 when absent).
+    images = k.get("tiling", {}).get("images_per_block", 1)
+    if not isinstance(images, int) or images < 1 or grid[2] != -(-c["N"] // images):
+        raise SidecarError("%s: grid.z must be the batch over images_per_block" % k["entry"])
     return k
 
 

@@ -55,6 +55,23 @@ def test_cli_check_sidecar(tmp_path):
     assert r.returncode == 1 and "grid.z" in r.stderr
 
 
+def test_check_sidecar_images_per_block():
+    # Packed images (tiling.images_per_block): grid.z is ceil(N / images), not N.
+    from conftest import fake_kernel
+    from spconv import launch
+    from spconv.mlir import ConvSpec
+    import numpy as np
+    s = ConvSpec("c", np.ones((4, 3, 3, 3), np.float32), (5, 3, 8, 8))
+    k = fake_kernel(0, s)
+    k["tiling"] = {"images_per_block": 2}
+    k["grid"][2] = 3
+    launch.check_kernel(k)
+    for images, z in ((2, 5), (2, 2), (0, 3), ("2", 3)):
+        k["tiling"]["images_per_block"], k["grid"][2] = images, z
+        with pytest.raises(launch.SidecarError, match="grid.z"):
+            launch.check_kernel(k)
+
+
 def test_cli_usage_errors(tmp_path):
     r = run_cli("compile-onnx", "m.onnx", "-o", str(tmp_path / "p"), "--input-shape", "x:1x2")
     assert r.returncode == 2 and "NAME:NxCxHxW" in r.stderr

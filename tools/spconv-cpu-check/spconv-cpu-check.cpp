@@ -99,6 +99,10 @@ static cl::opt<int64_t> chunkLoop("chunk-loop",
                                   cl::desc("convert-spconv-to-cpu chunk-loop (0 = heuristic, "
                                            "1 = straight-line, 2 = loop)"),
                                   cl::init(0), cl::cat(checkCategory));
+static cl::opt<int64_t> imagesPerBlock(
+    "images-per-block",
+    cl::desc("convert-spconv-to-cpu images-per-block (0 = heuristic, 1 = one image)"),
+    cl::init(0), cl::cat(checkCategory));
 static cl::opt<std::string> affinePipeline(
     "affine-pipeline",
     cl::desc("Leave the template's FMAs as affine nests (convert-spconv-to-cpu unroll=false), "
@@ -267,7 +271,8 @@ int main(int argc, char **argv) {
       "spconv-cpu-check: run every spconv.conv2d of a file through convert-spconv-to-cpu, "
       "spconv-fold-weights and the JIT, and compare with a double-precision reference\n");
 
-  for (auto *opt : {&blockK, &outputsPerThread, &tileP, &threadsQ, &chunkC, &splitC, &chunkLoop})
+  for (auto *opt : {&blockK, &outputsPerThread, &tileP, &threadsQ, &chunkC, &splitC, &chunkLoop,
+                    &imagesPerBlock})
     if (*opt < 0) {
       llvm::errs() << "spconv-cpu-check: error: --" << opt->ArgStr
                    << " must be >= 0 (0 = heuristic), got " << *opt << "\n";
@@ -330,6 +335,7 @@ int main(int argc, char **argv) {
     options.chunkC = chunkC;
     options.splitC = splitC;
     options.chunkLoop = chunkLoop;
+    options.imagesPerBlock = imagesPerBlock;
     options.unroll = affinePipeline.empty();
     pm.addPass(createConvertSpconvToCPU(options));
     if (!affinePipeline.empty()) {

@@ -131,7 +131,9 @@ def SpconvCompileKernels : Pass<"spconv-compile-kernels", "::mlir::ModuleOp"> {
     Option<"splitC", "split-c", "int64_t", "0",
            "Warp groups that split a block's chunks (0 = heuristic, 1 = no split)">,
     Option<"chunkLoop", "chunk-loop", "int64_t", "0",
-           "How a group walks its chunks (0 = heuristic: a loop for 4 warp groups at block-k <= 16 with 2+ chunks each, 1 = straight-line, 2 = loop)">
+           "How a group walks its chunks (0 = heuristic: a loop for 4 warp groups at block-k <= 16 with 2+ chunks each, 1 = straight-line, 2 = loop)">,
+    Option<"imagesPerBlock", "images-per-block", "int64_t", "0",
+           "Images a thread block computes side by side, in lock-step (0 = heuristic: up to 256 threads while two waves of blocks remain, 1 = one image; not with split-c > 1)">
   ];
   let statistics = [
     Statistic<"numCacheHits", "cache-hits", "Templates reused from the cache">,

@@ -62,7 +62,8 @@ std::string Tiling::str() const {
                        threadsQ, chunkC)
              .str() +
          (splitC > 1 ? "sc" + std::to_string(splitC) : std::string()) +
-         (chunkLoop == 2 ? "cl" : "");
+         (chunkLoop == 2 ? "cl" : "") +
+         (imagesPerBlock > 1 ? "ib" + std::to_string(imagesPerBlock) : std::string());
 }
 
 static constexpr int64_t kMaxLoadsPerRegion = 256;
@@ -97,12 +98,13 @@ KernelGeometry::KernelGeometry(const ConvShape &sh, const Tiling &t) {
   stageBatch = std::max<int64_t>(1, std::min<int64_t>(want, ceilDiv(chunkFloats, threads)));
   sharedFloats = ceilDiv(chunkFloats, threads * stageBatch) * threads * stageBatch;
   splitC = std::max<int64_t>(1, t.splitC);
+  imagesPerBlock = std::max<int64_t>(1, t.imagesPerBlock);
   // The groups' partial sums travel through the tiles at the end.
   int64_t partials = (splitC - 1) * threads * t.blockK * t.outputsPerThread;
-  blockSharedFloats = std::max(sharedFloats * splitC, partials);
+  blockSharedFloats = std::max(sharedFloats * splitC * imagesPerBlock, partials);
   grid[0] = tilesP * tilesQ;
   grid[1] = kBlocks;
-  grid[2] = sh.n;
+  grid[2] = ceilDiv(sh.n, imagesPerBlock);
   block[0] = t.blockThreads();
   block[1] = block[2] = 1;
 }
@@ -171,6 +173,35 @@ void spconv::chooseSplit(const ConvShape &sh, Tiling &t) {
   }
 }
 
+/// Images per block (Tiling::imagesPerBlock). Where a block is a few warps (outputs planes
+/// of 7x7 or 14x14) and the grid has blocks to spare (large batches), packing images into a
+/// block lets its warps share each instruction fetched: every image's group runs the same
+/// channel block's code, chunk by chunk between the same barriers. Up to 256 threads, as
+/// long as two waves of blocks remain, and without split chunks (those groups run
+/// different code). Each image stages its own tile: chooseTiling then shrinks the chunk to
+/// keep the block's tiles within the shared-memory limit.
+static constexpr int64_t kMaxPackedThreads = 256;
+
+static void chooseImagesPerBlock(const ConvShape &sh, const Tiling &requested, Tiling &t) {
+  if (t.splitC > 1) {
+    t.imagesPerBlock = 1;
+    return;
+  }
+  if (requested.imagesPerBlock > 0) {
+    t.imagesPerBlock = std::min(requested.imagesPerBlock, sh.n);
+  } else {
+    t.imagesPerBlock = 1;
+    while (t.imagesPerBlock * 2 <= sh.n &&
+           t.threads() * t.imagesPerBlock * 2 <= kMaxPackedThreads) {
+      Tiling packed = t;
+      packed.imagesPerBlock *= 2;
+      if (gridBlocks(sh, packed) < kTwoWaves)
+        break;
+      t.imagesPerBlock = packed.imagesPerBlock;
+    }
+  }
+}
+
 // The heuristic (docs/design.md, "Tiling heuristic"):
 //  - a warp spans consecutive output columns so global stores coalesce and shared loads hit
 //    distinct banks (threads of a warp read consecutive words at stride 1);
@@ -185,11 +216,20 @@ void spconv::chooseSplit(const ConvShape &sh, Tiling &t) {
 std::string spconv::invalidTilingRequest(const Tiling &requested) {
   if (requested.chunkLoop < 0 || requested.chunkLoop > 2)
     return "chunk-loop must be 0, 1 or 2, got " + std::to_string(requested.chunkLoop);
+  if (requested.imagesPerBlock < 0)
+    return "images-per-block must be 0 (heuristic) or positive, got " +
+           std::to_string(requested.imagesPerBlock);
+  if (requested.imagesPerBlock > 1 && requested.splitC > 1)
+    return "images-per-block > 1 and split-c > 1 cannot be combined";
   return "";
 }
 
 Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
   const Tiling requested = t;
+  // Packed images and split chunks exclude each other; an explicit packing wins over the
+  // heuristic's split.
+  if (requested.imagesPerBlock > 1 && requested.splitC <= 0)
+    t.splitC = 1;
   if (t.outputsPerThread <= 0)
     t.outputsPerThread = 1;
   if (t.threadsQ <= 0) {
@@ -249,6 +289,7 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
   // shapes measured (docs/tuning-log.md, "Whole-warp tiles"). Plain convs with block-k,
   // chunk-c and split-c all the heuristic's.
   if (requested.blockK <= 0 && requested.splitC <= 0 && requested.chunkC <= 0 &&
+      requested.imagesPerBlock <= 1 &&
       t.splitC == 1 && sh.groups == 1 && t.blockK * 4 <= std::min<int64_t>(sh.k, 64) &&
       gridBlocks(sh, t) <= kTwoWaves) {
     Tiling wide = t;
@@ -263,6 +304,7 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
   // groups, each still walking at least 8 chunks, 1.9x faster there; with fewer chunks per
   // group (the 28x28 layers, 4-6) it measured 6% slower (docs/tuning-log.md, "Chunk loop").
   if (requested.blockK <= 0 && requested.splitC <= 0 && requested.chunkC <= 0 &&
+      requested.imagesPerBlock <= 1 &&
       t.splitC == 2 && sh.groups == 1 && t.blockK * 2 <= std::min<int64_t>(sh.k, 64)) {
     Tiling wide = t;
     wide.blockK = t.blockK * 2;
@@ -272,12 +314,13 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
         gridBlocks(sh, wide) * 4 <= kTwoWaves)
       t = wide;
   }
-  // An explicit chunk-c may not exceed the hard limit either: each group's tile gets its
-  // share of it.
+  chooseImagesPerBlock(sh, requested, t);
+  // An explicit chunk-c may not exceed the hard limit either: each group's (and image's)
+  // tile gets its share of it.
   KernelGeometry g(sh, t);
-  if (g.sharedFloats * 4 * t.splitC > kMaxSharedBytes)
-    t.chunkC =
-        std::max<int64_t>(1, kMaxSharedBytes / t.splitC / (g.inTileH * g.inTileW * 4));
+  int64_t tiles = g.splitC * g.imagesPerBlock;
+  if (g.sharedFloats * 4 * tiles > kMaxSharedBytes)
+    t.chunkC = std::max<int64_t>(1, kMaxSharedBytes / tiles / (g.inTileH * g.inTileW * 4));
   // A loop over the chunks keeps one copy of the staging code per group instead of one per
   // chunk (ResNet-50 batch 1 compiles in about half the time), but it exposes the staging
   // loads' latency that ptxas hides in straight-line code (ncu: long-scoreboard and barrier

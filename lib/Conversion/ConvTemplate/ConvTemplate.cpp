@@ -23,7 +23,27 @@ BlockCoords ConvTemplateEmitter::emitBlockCoords(OpBuilder &b, Location loc, Val
   Value tq = arith::RemUIOp::create(b, loc, tileIdx, tilesQ);
   Value p0 = arith::MulIOp::create(b, loc, tp, cst(b, loc, tiling.tileP));
   Value q0 = arith::MulIOp::create(b, loc, tq, cst(b, loc, tiling.tileQ()));
-  return {n, p0, q0};
+  Value n0 = geom.imagesPerBlock > 1
+                 ? arith::MulIOp::create(b, loc, n, cst(b, loc, geom.imagesPerBlock)).getResult()
+                 : n;
+  return {n0, p0, q0};
+}
+
+std::pair<Value, BlockCoords> ConvTemplateEmitter::emitImageCoords(OpBuilder &b, Location loc,
+                                                                   Value blockTid,
+                                                                   const BlockCoords &bc) const {
+  if (geom.imagesPerBlock == 1)
+    return {blockTid, bc};
+  Value threads = cst(b, loc, tiling.threads());
+  Value image = arith::DivUIOp::create(b, loc, blockTid, threads);
+  Value tid = arith::RemUIOp::create(b, loc, blockTid, threads);
+  BlockCoords coords = bc;
+  coords.n = arith::AddIOp::create(b, loc, bc.n, image);
+  coords.tileBase = arith::MulIOp::create(b, loc, image, cst(b, loc, geom.sharedFloats));
+  if (shape.n % geom.imagesPerBlock != 0)
+    coords.nOk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, coords.n,
+                                       cst(b, loc, shape.n));
+  return {tid, coords};
 }
 
 void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const BlockCoords &bc,
@@ -88,6 +108,7 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
   };
   Value fzero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
   Value one = cst(b, loc, 1);
+  Value imageIndex = bc.nOk ? clamp(bc.n, shape.n) : bc.n;
   SmallVector<Value> values;
   for (int64_t j = 0; j < batch; ++j) {
     Value cc = arith::DivUIOp::create(b, loc, row, cst(b, loc, geom.inTileH));
@@ -103,8 +124,10 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
           b, loc, inside,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, cst(b, loc, shape.c)));
     // Past the chunk's last element (the loop's last batch) c may pass C: clamped too.
+    // A packed image past the batch (BlockCoords::nOk) stages the last image: never stored.
     Value v = memref::LoadOp::create(
-        b, loc, input, ValueRange{bc.n, clamp(c, shape.c), clamp(iy, shape.h), clamp(ix, shape.w)});
+        b, loc, input,
+        ValueRange{imageIndex, clamp(c, shape.c), clamp(iy, shape.h), clamp(ix, shape.w)});
     values.push_back(arith::SelectOp::create(b, loc, inside, v, fzero));
     // Advance (row, col) by `threads` elements.
     Value nextCol = arith::AddIOp::create(b, loc, col, cst(b, loc, colStep));
@@ -118,6 +141,8 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
   // Elements of the last iteration past the chunk land in the tile's slack
   // (KernelGeometry::sharedFloats), where no FMA reads them.
   Value e = loop.getInductionVar();
+  if (bc.tileBase)
+    e = arith::AddIOp::create(b, loc, e, bc.tileBase);
   for (int64_t j = 0; j < batch; ++j) {
     int64_t at = tileOffset + j * threads;
     Value ej = at ? arith::AddIOp::create(b, loc, e, cst(b, loc, at)).getResult() : e;
@@ -174,8 +199,8 @@ Value ConvTemplateEmitter::emitThreadBase(OpBuilder &b, Location loc, Value tid)
 
 void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, int64_t kb,
                                         int64_t chunk, Value tile,
-                                        SmallVectorImpl<Value> &accs,
-                                        int64_t tileOffset) const {
+                                        SmallVectorImpl<Value> &accs, int64_t tileOffset,
+                                        Value tileBase) const {
   MLIRContext *ctx = b.getContext();
   int64_t opt = tiling.outputsPerThread;
   int64_t kLo = kb * tiling.blockK;
@@ -188,6 +213,8 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
   Value base = emitThreadBase(b, loc, tid);
   if (tileOffset)
     base = arith::AddIOp::create(b, loc, base, cst(b, loc, tileOffset));
+  if (tileBase)
+    base = arith::AddIOp::create(b, loc, base, tileBase);
 
   // Private register arrays: the accumulators (kk, o) and, with several outputs per thread,
   // the inputs of one (c, r, s) (o). Once the nest is fully unrolled every access has
@@ -356,6 +383,8 @@ void ConvTemplateEmitter::emitStore(OpBuilder &b, Location loc, Value tid, const
   Value tx = arith::RemUIOp::create(b, loc, tid, tq);
   Value p = arith::AddIOp::create(b, loc, bc.p0, ty);
   Value pOk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p, cst(b, loc, shape.p));
+  if (bc.nOk)
+    pOk = arith::AndIOp::create(b, loc, pOk, bc.nOk);
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
   Value six = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(6.0f));
   for (int64_t o = 0; o < opt; ++o) {

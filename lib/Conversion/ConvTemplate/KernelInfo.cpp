@@ -19,6 +19,7 @@ DictionaryAttr spconv::makeLaunchAttr(MLIRContext *ctx, const ConvShape &shape,
       b.getNamedAttr("chunk_c", b.getI64IntegerAttr(tiling.chunkC)),
       b.getNamedAttr("split_c", b.getI64IntegerAttr(g.splitC)),
       b.getNamedAttr("chunk_loop", b.getI64IntegerAttr(tiling.chunkLoop)),
+      b.getNamedAttr("images_per_block", b.getI64IntegerAttr(g.imagesPerBlock)),
   });
   return b.getDictionaryAttr({
       b.getNamedAttr("grid", b.getDenseI64ArrayAttr({g.grid[0], g.grid[1], g.grid[2]})),
@@ -44,6 +45,7 @@ Tiling spconv::tilingFromLaunchAttr(DictionaryAttr launch) {
   t.chunkC = get("chunk_c");
   t.splitC = get("split_c");
   t.chunkLoop = get("chunk_loop");
+  t.imagesPerBlock = get("images_per_block");
   return t;
 }
 

@@ -1,11 +1,12 @@
 //===- SpconvToAffine.cpp - spconv.conv2d to a gpu.func with affine nests -===//
 //
-// One thread block per (output tile, block of output channels, image). The block index along
-// y selects the channel block and with it the code holding that block's weights: an
-// scf.index_switch whose cases are uniform across the block, so no warp diverges and each
-// case sees only its own weights (docs/design.md compares the alternatives). The FMAs of
-// each staged chunk are an affine nest whose weights are functions of the induction
-// variables; spconv-unroll-template (or convert-spconv-to-gpu directly) unrolls them.
+// One thread block per (output tile, block of output channels, image or run of images). The
+// block index along y selects the channel block and with it the code holding that block's
+// weights: an scf.index_switch whose cases are uniform across the block, so no warp
+// diverges and each case sees only its own weights (docs/design.md compares the
+// alternatives). The FMAs of each staged chunk are an affine nest whose weights are
+// functions of the induction variables; spconv-unroll-template (or convert-spconv-to-gpu
+// directly) unrolls them.
 //
 //===----------------------------------------------------------------------===//
 #include "spconv/Conversion/SpconvToAffine/SpconvToAffine.h"
@@ -82,7 +83,7 @@ static void emitChunks(OpBuilder &b, Location loc, const ConvTemplateEmitter &em
         barrier();
       emitter.emitStage(b, loc, tid, bc, kb, chunk, input, tile, kBase, tileOffset);
       barrier();
-      emitter.emitChunkNest(b, loc, tid, kb, chunk, tile, accs, tileOffset);
+      emitter.emitChunkNest(b, loc, tid, kb, chunk, tile, accs, tileOffset, bc.tileBase);
       pinAccumulators(b, loc, accs, kb, chunk);
     }
     return;
@@ -99,7 +100,8 @@ static void emitChunks(OpBuilder &b, Location loc, const ConvTemplateEmitter &em
   SmallVector<Value> next = emitter.emitChunkSwitch(
       b, loc, j, first, last, TypeRange(ValueRange(accs)), [&](int64_t chunk) {
         SmallVector<Value> chunkAccs(loop.getRegionIterArgs());
-        emitter.emitChunkNest(b, loc, tid, kb, chunk, tile, chunkAccs, tileOffset);
+        emitter.emitChunkNest(b, loc, tid, kb, chunk, tile, chunkAccs, tileOffset,
+                              bc.tileBase);
         pinAccumulators(b, loc, chunkAccs, kb, chunk);
         return chunkAccs;
       });
@@ -206,11 +208,16 @@ gpu::GPUFuncOp spconv::emitAffineGPUKernel(const ConvShape &shape, const Tiling 
   b.setInsertionPointToStart(&entry);
   Value input = entry.getArgument(0), output = entry.getArgument(1);
   Value tile = func.getWorkgroupAttributions().front();
-  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value blockTid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value tileIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value kBlock = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   Value n = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
-  BlockCoords bc = emitter.emitBlockCoords(b, loc, tileIdx, n);
+  // With images per block each image's threads are a block of their own from here on, but
+  // for the barriers they share (gpu.barrier: the images run the same code in lock-step).
+  Value tid;
+  BlockCoords bc;
+  std::tie(tid, bc) =
+      emitter.emitImageCoords(b, loc, blockTid, emitter.emitBlockCoords(b, loc, tileIdx, n));
 
   if (form == KernelForm::OneChannelBlock) {
     // Block 0's code, storing to the channels of whichever block runs it.
@@ -273,7 +280,8 @@ struct ConvertSpconvToAffinePass
   using Base::Base;
 
   void runOnOperation() override {
-    Tiling requested{blockK, outputsPerThread, tileP, threadsQ, chunkC, splitC, chunkLoop};
+    Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
+                     chunkC,  splitC,           chunkLoop, imagesPerBlock};
     if (std::string why = invalidTilingRequest(requested); !why.empty()) {
       getOperation().emitError(why);
       return signalPassFailure();

@@ -59,11 +59,13 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
   Value input = entry->getArgument(0), output = entry->getArgument(1);
   Value tile = memref::AllocaOp::create(b, loc, MemRefType::get({g.blockSharedFloats}, f32));
   int64_t threads = tiling.threads(); // of one group
+  // Images per block: a phase runs the threads of every image's group (emitImageCoords).
+  int64_t groupThreads = threads * g.imagesPerBlock;
   Value accBuf = memref::AllocaOp::create(
-      b, loc, MemRefType::get({threads * g.splitC, maxAccs}, f32));
+      b, loc, MemRefType::get({groupThreads * g.splitC, maxAccs}, f32));
 
   for (int64_t kb = 0; kb < g.kBlocks; ++kb) {
-    auto nLoop = scf::ForOp::create(b, loc, cst(b, loc, 0), cst(b, loc, shape.n), cst(b, loc, 1));
+    auto nLoop = scf::ForOp::create(b, loc, cst(b, loc, 0), cst(b, loc, g.grid[2]), cst(b, loc, 1));
     OpBuilder::InsertionGuard nGuard(b);
     b.setInsertionPointToStart(nLoop.getBody());
     auto tLoop = scf::ForOp::create(b, loc, cst(b, loc, 0), cst(b, loc, g.grid[0]), cst(b, loc, 1));
@@ -71,10 +73,20 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
     BlockCoords bc =
         emitter.emitBlockCoords(b, loc, tLoop.getInductionVar(), nLoop.getInductionVar());
     int64_t numAccs = emitter.numAccumulators(kb);
-    // Thread `tid` of group `grp` keeps its accumulators in row grp * threads + tid.
-    auto row = [&](OpBuilder &tb, Value tid, int64_t grp) -> Value {
-      return grp ? arith::AddIOp::create(tb, loc, tid, cst(tb, loc, grp * threads)).getResult()
-                 : tid;
+    // Thread `blockTid` of group `grp` keeps its accumulators in row grp * threads +
+    // blockTid (with images per block there is one group).
+    auto row = [&](OpBuilder &tb, Value blockTid, int64_t grp) -> Value {
+      return grp ? arith::AddIOp::create(tb, loc, blockTid, cst(tb, loc, grp * threads))
+                       .getResult()
+                 : blockTid;
+    };
+    // One barrier-separated phase: body(builder, thread index in its image's group, that
+    // thread's coordinates, the block's thread index).
+    auto phase = [&](function_ref<void(OpBuilder &, Value, const BlockCoords &, Value)> body) {
+      forEachThread(b, loc, groupThreads, [&](OpBuilder &tb, Value blockTid) {
+        std::pair<Value, BlockCoords> coords = emitter.emitImageCoords(tb, loc, blockTid, bc);
+        body(tb, coords.first, coords.second, blockTid);
+      });
     };
     auto saveAccs = [&](OpBuilder &tb, Value r, ArrayRef<Value> accs) {
       for (int64_t a = 0; a < numAccs; ++a)
@@ -89,8 +101,8 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
     // Split chunks (Tiling::splitC): the groups run one after the other here, each on its
     // own tile, exactly the work the GPU's groups do side by side.
     for (int64_t grp = 0; grp < g.splitC; ++grp) {
-      forEachThread(b, loc, threads, [&](OpBuilder &tb, Value tid) {
-        saveAccs(tb, row(tb, tid, grp),
+      phase([&](OpBuilder &tb, Value, const BlockCoords &, Value blockTid) {
+        saveAccs(tb, row(tb, blockTid, grp),
                  grp == 0 ? emitter.emitInitialAccumulators(tb, loc, kb)
                           : emitter.emitZeroAccumulators(tb, loc, kb));
       });
@@ -107,27 +119,27 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
         b.setInsertionPointToStart(jLoop.getBody());
         Value j = jLoop.getInductionVar();
         Value c0 = arith::MulIOp::create(b, loc, j, cst(b, loc, tiling.chunkC));
-        forEachThread(b, loc, threads, [&](OpBuilder &tb, Value tid) {
-          emitter.emitStage(tb, loc, tid, bc, kb, c0, tiling.chunkC, input, tile, nullptr,
+        phase([&](OpBuilder &tb, Value tid, const BlockCoords &tbc, Value) {
+          emitter.emitStage(tb, loc, tid, tbc, kb, c0, tiling.chunkC, input, tile, nullptr,
                             offset);
         });
-        forEachThread(b, loc, threads, [&](OpBuilder &tb, Value tid) {
+        phase([&](OpBuilder &tb, Value tid, const BlockCoords &tbc, Value blockTid) {
           emitter.emitChunkSwitch(tb, loc, j, first, last, TypeRange{}, [&](int64_t chunk) {
-            SmallVector<Value> accs = loadAccs(tb, row(tb, tid, grp));
-            emitter.emitChunkNest(tb, loc, tid, kb, chunk, tile, accs, offset);
-            saveAccs(tb, row(tb, tid, grp), accs);
+            SmallVector<Value> accs = loadAccs(tb, row(tb, blockTid, grp));
+            emitter.emitChunkNest(tb, loc, tid, kb, chunk, tile, accs, offset, tbc.tileBase);
+            saveAccs(tb, row(tb, blockTid, grp), accs);
             return SmallVector<Value>{};
           });
         });
       } else {
         for (int64_t chunk = first; chunk < last; ++chunk) {
-          forEachThread(b, loc, threads, [&](OpBuilder &tb, Value tid) {
-            emitter.emitStage(tb, loc, tid, bc, kb, chunk, input, tile, nullptr, offset);
+          phase([&](OpBuilder &tb, Value tid, const BlockCoords &tbc, Value) {
+            emitter.emitStage(tb, loc, tid, tbc, kb, chunk, input, tile, nullptr, offset);
           });
-          forEachThread(b, loc, threads, [&](OpBuilder &tb, Value tid) {
-            SmallVector<Value> accs = loadAccs(tb, row(tb, tid, grp));
-            emitter.emitChunkNest(tb, loc, tid, kb, chunk, tile, accs, offset);
-            saveAccs(tb, row(tb, tid, grp), accs);
+          phase([&](OpBuilder &tb, Value tid, const BlockCoords &tbc, Value blockTid) {
+            SmallVector<Value> accs = loadAccs(tb, row(tb, blockTid, grp));
+            emitter.emitChunkNest(tb, loc, tid, kb, chunk, tile, accs, offset, tbc.tileBase);
+            saveAccs(tb, row(tb, blockTid, grp), accs);
           });
         }
       }
@@ -137,11 +149,11 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
         emitter.emitWritePartials(tb, loc, cst(tb, loc, grp), tid,
                                   loadAccs(tb, row(tb, tid, grp)), tile);
       });
-    forEachThread(b, loc, threads, [&](OpBuilder &tb, Value tid) {
-      SmallVector<Value> accs = loadAccs(tb, tid);
+    phase([&](OpBuilder &tb, Value tid, const BlockCoords &tbc, Value blockTid) {
+      SmallVector<Value> accs = loadAccs(tb, blockTid);
       if (g.splitC > 1)
         emitter.emitAddPartials(tb, loc, tid, accs, tile);
-      emitter.emitStore(tb, loc, tid, bc, kb, accs, output);
+      emitter.emitStore(tb, loc, tid, tbc, kb, accs, output);
     });
   }
   func::ReturnOp::create(b, loc);
@@ -160,7 +172,8 @@ struct ConvertSpconvToCPUPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<Conv2DOp> convs = collectUncompiledConvs(module);
-    Tiling requested{blockK, outputsPerThread, tileP, threadsQ, chunkC, splitC, chunkLoop};
+    Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
+                     chunkC,  splitC,           chunkLoop, imagesPerBlock};
     if (std::string why = invalidTilingRequest(requested); !why.empty()) {
       getOperation().emitError(why);
       return signalPassFailure();

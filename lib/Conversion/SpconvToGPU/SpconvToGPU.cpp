@@ -34,7 +34,8 @@ struct ConvertSpconvToGPUPass
   using Base::Base;
 
   void runOnOperation() override {
-    Tiling requested{blockK, outputsPerThread, tileP, threadsQ, chunkC, splitC, chunkLoop};
+    Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
+                     chunkC,  splitC,           chunkLoop, imagesPerBlock};
     if (std::string why = invalidTilingRequest(requested); !why.empty()) {
       getOperation().emitError(why);
       return signalPassFailure();

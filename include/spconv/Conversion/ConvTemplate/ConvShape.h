@@ -58,11 +58,20 @@ struct Tiling {
   // code once per group instead of once per chunk: code size, and ptxas time, no longer grow
   // with the chunks.
   int64_t chunkLoop = 0;
+  // Images one block computes side by side (docs/design.md, "Images per block"): a block of
+  // imagesPerBlock x threads() threads, thread group i on image blockIdx.z * imagesPerBlock
+  // + i with its own staged tile, every group running the same code in barrier lock-step.
+  // The code of a channel block is fetched once for that many warps: small output planes at
+  // large batches (ResNet-50's 7x7 layers at N = 64: 64-thread blocks) were bound by
+  // instruction fetch. 1 = one image per block; only without split chunks.
+  int64_t imagesPerBlock = 0;
 
   /// Threads of one group: a tile of tileP x threadsQ.
   int64_t threads() const { return tileP * threadsQ; }
-  /// Threads of a block: every group.
-  int64_t blockThreads() const { return threads() * std::max<int64_t>(1, splitC); }
+  /// Threads of a block: every group, of every image.
+  int64_t blockThreads() const {
+    return threads() * std::max<int64_t>(1, splitC) * std::max<int64_t>(1, imagesPerBlock);
+  }
   int64_t tileQ() const { return threadsQ * outputsPerThread; }
   std::string str() const;
 };
@@ -98,13 +107,14 @@ struct KernelGeometry {
   // The block's shared memory: a tile per group (group g's at g * sharedFloats).
   int64_t blockSharedFloats;
   int64_t splitC;               // groups (>= 1)
+  int64_t imagesPerBlock;       // images of a block (>= 1), a tile of sharedFloats each
 
   /// Chunks [first, second) of group g: consecutive runs, sizes differing by at most one.
   std::pair<int64_t, int64_t> groupChunks(int64_t g) const {
     return {g * numChunks / splitC, (g + 1) * numChunks / splitC};
   }
-  int64_t grid[3];              // (tilesP * tilesQ, kBlocks, N)
-  int64_t block[3];             // (threads x splitC, 1, 1)
+  int64_t grid[3];              // (tilesP * tilesQ, kBlocks, ceil(N / imagesPerBlock))
+  int64_t block[3];             // (threads x splitC x imagesPerBlock, 1, 1)
 
   KernelGeometry(const ConvShape &shape, const Tiling &tiling);
 };

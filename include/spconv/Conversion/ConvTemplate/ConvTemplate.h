@@ -17,9 +17,13 @@
 #include "mlir/IR/Value.h"
 
 namespace spconv {
-/// Where a block sits: image, first output row and first output column of its tile.
+/// Where a block sits: image, first output row and first output column of its tile. With
+/// images per block (Tiling::imagesPerBlock) emitImageCoords makes them a thread's: `n` its
+/// image, `tileBase` where its image's tile starts in shared memory, `nOk` whether that
+/// image exists (null: always; the last block of a batch that the images do not divide).
 struct BlockCoords {
   mlir::Value n, p0, q0;
+  mlir::Value tileBase = nullptr, nOk = nullptr;
 };
 
 class ConvTemplateEmitter {
@@ -45,9 +49,16 @@ public:
                   int64_t last, mlir::TypeRange resultTypes,
                   llvm::function_ref<llvm::SmallVector<mlir::Value>(int64_t chunk)> body) const;
 
-  /// Block coordinates from the linear tile index and the image index.
+  /// Block coordinates from the linear tile index and the image index (blockIdx.z: the
+  /// block's first image is n * imagesPerBlock).
   BlockCoords emitBlockCoords(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tileIdx,
                               mlir::Value n) const;
+  /// Images per block: thread `blockTid` of the block works on image blockTid / threads()
+  /// of it as thread blockTid % threads() of that image's group. Returns that thread index
+  /// and the thread's coordinates (BlockCoords); without packing, `blockTid` and `bc`.
+  std::pair<mlir::Value, BlockCoords> emitImageCoords(mlir::OpBuilder &b, mlir::Location loc,
+                                                      mlir::Value blockTid,
+                                                      const BlockCoords &bc) const;
   /// Thread `tid` copies its share of channel chunk `chunk`'s input tile into `tile`
   /// (a 1-D f32 memref of geometry().sharedFloats), writing 0 where the tile hangs over the
   /// padding. The chunk counts from the first input channel of channel block `kb`'s window
@@ -75,9 +86,11 @@ public:
   /// in a private register array during the nest: `accs` are stored into it before and
   /// reloaded from it after, and unrollTemplateNests (UnrollNests.h) turns the whole into
   /// straight-line FMAs on SSA values.
+  /// `tileBase` (BlockCoords::tileBase) adds a run-time offset to the tile's.
   void emitChunkNest(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid, int64_t kb,
                      int64_t chunk, mlir::Value tile,
-                     llvm::SmallVectorImpl<mlir::Value> &accs, int64_t tileOffset = 0) const;
+                     llvm::SmallVectorImpl<mlir::Value> &accs, int64_t tileOffset = 0,
+                     mlir::Value tileBase = nullptr) const;
   /// Split chunks (Tiling::splitC): the accumulators of a group other than the first start
   /// at 0 (the bias is the first group's).
   llvm::SmallVector<mlir::Value> emitZeroAccumulators(mlir::OpBuilder &b, mlir::Location loc,
