@@ -173,32 +173,41 @@ void spconv::chooseSplit(const ConvShape &sh, Tiling &t) {
   }
 }
 
-/// Images per block (Tiling::imagesPerBlock). Where a block is a few warps (outputs planes
-/// of 7x7 or 14x14) and the grid has blocks to spare (large batches), packing images into a
-/// block lets its warps share each instruction fetched: every image's group runs the same
-/// channel block's code, chunk by chunk between the same barriers. Up to 256 threads, as
-/// long as two waves of blocks remain, and without split chunks (those groups run
-/// different code). Each image stages its own tile: chooseTiling then shrinks the chunk to
-/// keep the block's tiles within the shared-memory limit.
-static constexpr int64_t kMaxPackedThreads = 256;
-
+/// Images per block (Tiling::imagesPerBlock). Packing images into a block lets its warps
+/// share each instruction fetched: every image's group runs the same channel block's code,
+/// chunk by chunk between the same barriers. Measured on ResNet-50 at batch 64
+/// (docs/tuning-log.md, "Images per block"), it pays where blocks of different channel
+/// blocks would otherwise share an SM's instruction cache a few warps each:
+///  - blocks of at most two warps (7x7 planes): up to 256 threads while one wave of blocks
+///    remains (layer4's 3x3 convs 3.7-5x faster, its 1x1 convs 1.04-1.8x);
+///  - blocks of four warps with a filter larger than 1x1 and 8 or more channel blocks: two
+///    images while two waves remain (layer3's 3x3 convs 1.29x). With one to three channel
+///    blocks co-resident blocks run the same code anyway and packing cost 1-14% (layer1-2,
+///    vgg-conv3 7%); 1x1 convs gained nothing.
+/// Not with split chunks (those groups run different code). Each image stages its own tile:
+/// chooseTiling then shrinks the chunk to keep the block's tiles within the shared-memory
+/// limit.
 static void chooseImagesPerBlock(const ConvShape &sh, const Tiling &requested, Tiling &t) {
-  if (t.splitC > 1) {
-    t.imagesPerBlock = 1;
+  t.imagesPerBlock = 1;
+  if (t.splitC > 1)
     return;
-  }
   if (requested.imagesPerBlock > 0) {
     t.imagesPerBlock = std::min(requested.imagesPerBlock, sh.n);
-  } else {
-    t.imagesPerBlock = 1;
-    while (t.imagesPerBlock * 2 <= sh.n &&
-           t.threads() * t.imagesPerBlock * 2 <= kMaxPackedThreads) {
-      Tiling packed = t;
-      packed.imagesPerBlock *= 2;
-      if (gridBlocks(sh, packed) < kTwoWaves)
-        break;
-      t.imagesPerBlock = packed.imagesPerBlock;
-    }
+    return;
+  }
+  int64_t maxImages = 1, minBlocks = kTwoWaves;
+  if (t.threads() <= 64) {
+    maxImages = 256 / t.threads();
+    minBlocks = kTwoWaves / 2;
+  } else if (t.threads() <= 128 && sh.r * sh.s > 1 && KernelGeometry(sh, t).kBlocks >= 8) {
+    maxImages = 2;
+  }
+  while (t.imagesPerBlock * 2 <= std::min(sh.n, maxImages)) {
+    Tiling packed = t;
+    packed.imagesPerBlock *= 2;
+    if (gridBlocks(sh, packed) < minBlocks)
+      break;
+    t.imagesPerBlock = packed.imagesPerBlock;
   }
 }
 
