@@ -8,6 +8,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 using namespace spconv;
@@ -68,19 +69,23 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
   // The last block of a grouped conv whose block-k does not divide K has a window that
   // runs past C: those channels are staged as 0 (their output channels are never stored).
   bool guardC = shape.groups > 1 && shape.k % tiling.blockK != 0;
+  // A chunk staged from a run-time channel offset (the chunk loop) stages chunkC channels
+  // even for a partial last chunk: its channels past C are clamped into the input and land
+  // in tile rows no FMA reads.
+  std::optional<int64_t> constC0 = getConstantIntValue(c0);
+  bool clampC = !constC0 || guardC;
   int64_t plane = geom.inTileH * geom.inTileW;
-  // Threads walk the staged tile in row-major order, `threads` elements apart, so
-  // consecutive lanes read consecutive input words (coalesced) and every lane has work.
-  // (row, col) advance by a constant step instead of being divided out of the element index.
-  // Each iteration stages geom.stageBatch elements: all their loads are issued before any is
-  // stored, from addresses clamped into the input (the value is replaced by 0 where the
-  // tile hangs over the padding), so no branch separates them and a thread has that many
-  // global loads in flight. With one load per iteration behind a branch, small grids (one or
-  // two warps per SM) waited on each load in turn (docs/tuning-log.md, "Staging").
   int64_t threads = tiling.threads();
-  int64_t rowStep = threads / geom.inTileW, colStep = threads % geom.inTileW;
-  int64_t total = chunkChannels * plane;
-  int64_t batch = geom.stageBatch;
+  // Positions outside, channels inside (docs/tuning-log.md, "Staging by position"): thread
+  // `tid` owns tile positions tid, tid + threads, ... of the plane and stages every channel
+  // of the chunk at each. The row, column, bounds test and clamped input offset of a position
+  // are computed once per chunk; each channel then costs a load at a constant distance
+  // (H x W floats) from the previous, a select for the padding and a store (plane floats
+  // apart): about 3 instructions an element where dividing every element's index out cost
+  // about 25. Consecutive lanes take consecutive positions: loads coalesce along a tile row,
+  // stores hit consecutive banks. A batch of loads is issued before its stores, so a thread
+  // has that many in flight (docs/tuning-log.md, "Staging").
+  int64_t batch = std::max<int64_t>(1, std::min(geom.stageBatch, chunkChannels));
   // Top-left input coordinate of the tile (may be negative inside the padding).
   Value y0 = arith::SubIOp::create(
       b, loc, arith::MulIOp::create(b, loc, bc.p0, cst(b, loc, shape.sh)), cst(b, loc, shape.pt));
@@ -90,13 +95,6 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
   auto scaled = [&](Value v, int64_t step) -> Value {
     return step == 1 ? v : arith::MulIOp::create(b, loc, v, cst(b, loc, step)).getResult();
   };
-  Value row0 = arith::DivUIOp::create(b, loc, tid, cst(b, loc, geom.inTileW));
-  Value col0 = arith::RemUIOp::create(b, loc, tid, cst(b, loc, geom.inTileW));
-  auto loop = scf::ForOp::create(b, loc, tid, cst(b, loc, total), cst(b, loc, threads * batch),
-                                 ValueRange{row0, col0});
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  Value row = loop.getRegionIterArgs()[0], col = loop.getRegionIterArgs()[1];
   auto inRange = [&](Value v, int64_t hi) {
     return arith::AndIOp::create(
         b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, v, zero),
@@ -107,48 +105,65 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
                                   cst(b, loc, hi - 1));
   };
   Value fzero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
-  Value one = cst(b, loc, 1);
+  // A packed image past the batch (BlockCoords::nOk) stages the last image: never stored.
   Value imageIndex = bc.nOk ? clamp(bc.n, shape.n) : bc.n;
-  SmallVector<Value> values;
-  for (int64_t j = 0; j < batch; ++j) {
-    Value cc = arith::DivUIOp::create(b, loc, row, cst(b, loc, geom.inTileH));
-    Value y = arith::RemUIOp::create(b, loc, row, cst(b, loc, geom.inTileH));
-    Value iy = arith::AddIOp::create(b, loc, y0, scaled(y, geom.stageStepH));
-    Value ix = arith::AddIOp::create(b, loc, x0, scaled(col, geom.stageStepW));
-    Value c = arith::AddIOp::create(b, loc, cc, c0);
-    if (cBase)
-      c = arith::AddIOp::create(b, loc, c, cBase);
-    Value inside = arith::AndIOp::create(b, loc, inRange(iy, shape.h), inRange(ix, shape.w));
-    if (guardC)
-      inside = arith::AndIOp::create(
-          b, loc, inside,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, cst(b, loc, shape.c)));
-    // Past the chunk's last element (the loop's last batch) c may pass C: clamped too.
-    // A packed image past the batch (BlockCoords::nOk) stages the last image: never stored.
-    Value v = memref::LoadOp::create(
-        b, loc, input,
-        ValueRange{imageIndex, clamp(c, shape.c), clamp(iy, shape.h), clamp(ix, shape.w)});
-    values.push_back(arith::SelectOp::create(b, loc, inside, v, fzero));
-    // Advance (row, col) by `threads` elements.
-    Value nextCol = arith::AddIOp::create(b, loc, col, cst(b, loc, colStep));
-    Value wrap = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, nextCol,
-                                       cst(b, loc, geom.inTileW));
-    row = arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, row, cst(b, loc, rowStep)),
-                                arith::SelectOp::create(b, loc, wrap, one, zero));
-    col = arith::SelectOp::create(
-        b, loc, wrap, arith::SubIOp::create(b, loc, nextCol, cst(b, loc, geom.inTileW)), nextCol);
-  }
-  // Elements of the last iteration past the chunk land in the tile's slack
-  // (KernelGeometry::sharedFloats), where no FMA reads them.
-  Value e = loop.getInductionVar();
+  Value cStart = cBase ? arith::AddIOp::create(b, loc, c0, cBase).getResult() : c0;
+  Value dstBase = cst(b, loc, tileOffset);
   if (bc.tileBase)
-    e = arith::AddIOp::create(b, loc, e, bc.tileBase);
-  for (int64_t j = 0; j < batch; ++j) {
-    int64_t at = tileOffset + j * threads;
-    Value ej = at ? arith::AddIOp::create(b, loc, e, cst(b, loc, at)).getResult() : e;
-    memref::StoreOp::create(b, loc, values[j], tile, ValueRange{ej});
+    dstBase = arith::AddIOp::create(b, loc, dstBase, bc.tileBase);
+
+  for (int64_t first = 0; first < plane; first += threads) {
+    OpBuilder::InsertionGuard guard(b);
+    Value pos = first ? arith::AddIOp::create(b, loc, tid, cst(b, loc, first)).getResult() : tid;
+    if (first + threads > plane) {
+      // The plane's last positions: the threads past its end have none.
+      Value has = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, pos, cst(b, loc, plane));
+      auto ifOp = scf::IfOp::create(b, loc, has, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+    }
+    Value y = arith::DivUIOp::create(b, loc, pos, cst(b, loc, geom.inTileW));
+    Value x = arith::RemUIOp::create(b, loc, pos, cst(b, loc, geom.inTileW));
+    Value iy = arith::AddIOp::create(b, loc, y0, scaled(y, geom.stageStepH));
+    Value ix = arith::AddIOp::create(b, loc, x0, scaled(x, geom.stageStepW));
+    Value inside = arith::AndIOp::create(b, loc, inRange(iy, shape.h), inRange(ix, shape.w));
+    Value iyc = clamp(iy, shape.h), ixc = clamp(ix, shape.w);
+    Value dst = arith::AddIOp::create(b, loc, dstBase, pos);
+    // Channels [from, from + count) of the chunk, `from` an index value: loads, then stores.
+    auto stageChannels = [&](Value from, int64_t count) {
+      SmallVector<Value> values;
+      SmallVector<Value> rows;
+      for (int64_t i = 0; i < count; ++i) {
+        Value cc = i ? arith::AddIOp::create(b, loc, from, cst(b, loc, i)).getResult() : from;
+        Value c = arith::AddIOp::create(b, loc, cStart, cc);
+        Value ok = inside;
+        if (guardC)
+          ok = arith::AndIOp::create(
+              b, loc, ok,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, cst(b, loc, shape.c)));
+        if (clampC)
+          c = arith::MinUIOp::create(b, loc, c, cst(b, loc, shape.c - 1));
+        Value v = memref::LoadOp::create(b, loc, input, ValueRange{imageIndex, c, iyc, ixc});
+        values.push_back(arith::SelectOp::create(b, loc, ok, v, fzero));
+        rows.push_back(cc);
+      }
+      for (int64_t i = 0; i < count; ++i) {
+        Value at = arith::AddIOp::create(
+            b, loc, dst, arith::MulIOp::create(b, loc, rows[i], cst(b, loc, plane)));
+        memref::StoreOp::create(b, loc, values[i], tile, ValueRange{at});
+      }
+    };
+    int64_t full = chunkChannels / batch * batch;
+    if (full > batch) {
+      auto loop = scf::ForOp::create(b, loc, zero, cst(b, loc, full), cst(b, loc, batch));
+      OpBuilder::InsertionGuard loopGuard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      stageChannels(loop.getInductionVar(), batch);
+    } else if (full == batch) {
+      stageChannels(zero, batch);
+    }
+    if (full < chunkChannels)
+      stageChannels(cst(b, loc, full), chunkChannels - full);
   }
-  scf::YieldOp::create(b, loc, ValueRange{row, col});
 }
 
 SmallVector<Value> ConvTemplateEmitter::emitChunkSwitch(

@@ -17,8 +17,12 @@
 // CHECK-SAME: spconv.template
 // CHECK: scf.index_switch
 // CHECK: case 0 {
-// The staging loop and the barrier are those of convert-spconv-to-gpu.
-// CHECK: scf.for
+// The staging and the barrier are those of convert-spconv-to-gpu: a thread's tile position,
+// then both channels of the chunk at it (loads, then stores 16 words apart).
+// CHECK: memref.load %{{.*}} : memref<1x2x4x4xf32>
+// CHECK: memref.load %{{.*}} : memref<1x2x4x4xf32>
+// CHECK: memref.store
+// CHECK: memref.store
 // CHECK: gpu.barrier
 // CHECK: %[[BASE:.*]] = arith.addi
 // CHECK: %[[ACC:.*]] = memref.alloca() : memref<2x1xf32>
