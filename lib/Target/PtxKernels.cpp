@@ -48,11 +48,14 @@ FailureOr<std::string> spconv::buildBlockTemplatePTX(MLIRContext *ctx, const Con
 }
 
 /// Registers a thread may use so that `minBlocksPerSM` blocks of `threads` fit an SM
-/// (sm_90: 64K registers, allocated in units of 8 per thread, at most 255).
+/// (sm_90: 64K registers, allocated per whole warp in units of 8 per thread, at most 255).
+/// The same cap ptxas derives for the entry from .minnctapersm: nvlink refuses an entry
+/// that calls a piece allowed more (a 72-thread block is 3 warps: 168, not 224).
 static int maxRegistersFor(int64_t threads, int64_t minBlocksPerSM) {
   if (minBlocksPerSM <= 0)
     return 0;
-  int64_t regs = 65536 / (threads * minBlocksPerSM) / 8 * 8;
+  int64_t warpThreads = (threads + 31) / 32 * 32;
+  int64_t regs = 65536 / (warpThreads * minBlocksPerSM) / 8 * 8;
   return int(std::clamp<int64_t>(regs, 16, 255));
 }
 

@@ -89,14 +89,13 @@ KernelGeometry::KernelGeometry(const ConvShape &sh, const Tiling &t) {
   windowC = sh.groups == 1 ? sh.c : std::max<int64_t>(1, t.blockK / sh.kpg()) * sh.cpg();
   numChunks = ceilDiv(windowC, t.chunkC);
   int64_t threads = t.threads();
-  int64_t chunkFloats = t.chunkC * inTileH * inTileW;
-  // Batched staging pays on filters with a halo (3x3: 1.2-1.7x faster on ResNet-50's
-  // small grids) but not on 1x1 filters, whose one-load loop ptxas already pipelines (batch 8
-  // doubled the instructions of layer4.1.conv1 and made it 1.6x slower): docs/tuning-log.md,
-  // "Staging".
-  int64_t want = sh.r * sh.s > 1 ? kStageBatch : 1;
-  stageBatch = std::max<int64_t>(1, std::min<int64_t>(want, ceilDiv(chunkFloats, threads)));
-  sharedFloats = ceilDiv(chunkFloats, threads * stageBatch) * threads * stageBatch;
+  // Staging by position (ConvTemplateEmitter::emitStage): per tile position a thread loads
+  // up to kStageBatch channels before it stores them. With the per-element index arithmetic
+  // gone, batching costs no instructions on 1x1 filters either (under the old element-order
+  // staging it doubled layer4.1.conv1's; docs/tuning-log.md, "Staging" and "Staging by
+  // position").
+  stageBatch = std::max<int64_t>(1, std::min<int64_t>(kStageBatch, t.chunkC));
+  sharedFloats = t.chunkC * inTileH * inTileW;
   splitC = std::max<int64_t>(1, t.splitC);
   imagesPerBlock = std::max<int64_t>(1, t.imagesPerBlock);
   // The groups' partial sums travel through the tiles at the end.

@@ -85,7 +85,7 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
   // about 25. Consecutive lanes take consecutive positions: loads coalesce along a tile row,
   // stores hit consecutive banks. A batch of loads is issued before its stores, so a thread
   // has that many in flight (docs/tuning-log.md, "Staging").
-  int64_t batch = std::max<int64_t>(1, std::min(geom.stageBatch, chunkChannels));
+  int64_t batch = std::min(geom.stageBatch, chunkChannels);
   // Top-left input coordinate of the tile (may be negative inside the padding).
   Value y0 = arith::SubIOp::create(
       b, loc, arith::MulIOp::create(b, loc, bc.p0, cst(b, loc, shape.sh)), cst(b, loc, shape.pt));

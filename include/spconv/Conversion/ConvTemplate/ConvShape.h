@@ -96,13 +96,10 @@ struct KernelGeometry {
   // never emitted.
   int64_t windowC;
   int64_t numChunks;            // ceil(windowC / chunkC)
-  // Input elements a thread stages per iteration of the staging loop: their loads are all
-  // issued before any store (kStageBatch for filters larger than 1x1, else 1; fewer when a
-  // chunk has fewer per thread).
+  // Channels a thread stages at one tile position before storing them: their loads are
+  // all in flight together (kStageBatch, fewer when a chunk has fewer channels).
   int64_t stageBatch;
-  // The staged tile of one group, chunkC * inTileH * inTileW floats, rounded up to a whole
-  // number of staging iterations (threads * stageBatch): the last iteration's surplus
-  // elements are stored into that slack rather than guarded by a branch each.
+  // The staged tile of one group, chunkC * inTileH * inTileW floats.
   int64_t sharedFloats;
   // The block's shared memory: a tile per group (group g's at g * sharedFloats).
   int64_t blockSharedFloats;
