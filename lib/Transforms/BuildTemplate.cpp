@@ -20,8 +20,9 @@ using namespace spconv;
 
 /// Bump whenever the emitted templates change for the same key. (v13: batched staging
 /// loads; v14: FMAs from affine nests unrolled by unrollTemplateNests, whose cached NVVM
-/// MLIR defines its constants elsewhere.)
-static constexpr int kTemplateVersion = 14;
+/// MLIR defines its constants elsewhere; v15: staging by tile position, tiles without
+/// slack.)
+static constexpr int kTemplateVersion = 15;
 
 std::string spconv::templateKey(StringRef kind, const ConvShape &shape, const Tiling &tiling,
                                 StringRef chip, StringRef extra) {
