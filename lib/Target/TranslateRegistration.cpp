@@ -97,8 +97,9 @@ struct TranslateFlags {
   llvm::cl::opt<int64_t> imagesPerBlock{
       "images-per-block",
       llvm::cl::desc("Images a thread block computes side by side, in lock-step (0 = "
-                     "heuristic: up to 256 threads while two waves of blocks remain, 1 = one "
-                     "image; not with split-c > 1)"),
+                     "heuristic: blocks of <= 2 warps pack up to 256 threads, 4-warp blocks "
+                     "of filters over 1x1 with 8+ channel blocks 2 images; 1 = one image; "
+                     "not with split-c > 1)"),
       llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::OptionCategory budgetCat{"spconv compile budgets (docs/design.md, \"Code-size budget\")"};
   llvm::cl::opt<int64_t> codeBudget{
