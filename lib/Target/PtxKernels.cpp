@@ -197,6 +197,12 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
     std::string name = "spconv_conv2d_" + std::to_string(index++);
     // Retried with a smaller block-k while one channel block's code exceeds the budget and
     // block-k is the heuristic's to choose.
+    // Whether the retry may put an over-budget tiling's chunks in a loop: the chunk loop is
+    // the heuristic's to choose and every group would walk two or more chunks.
+    auto mayLoop = [&](const Tiling &tiling) {
+      KernelGeometry g(shape, tiling);
+      return options.tiling.chunkLoop == 0 && g.numChunks >= 2 * g.splitC;
+    };
     while (true) {
       Tiling tiling = chooseTiling(shape, requested);
       if (options.tiling.blockK == 0 && tiling.blockK > 1 &&
@@ -204,8 +210,7 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
               options.codeBudget) {
         // What the retry below would reach after building this template: the loop (if it
         // may take one) at half the block-k.
-        KernelGeometry g(shape, tiling);
-        if (options.tiling.chunkLoop == 0 && g.numChunks >= 2 * g.splitC)
+        if (mayLoop(tiling))
           requested.chunkLoop = 2;
         requested.blockK = tiling.blockK / 2;
         continue;
@@ -266,8 +271,7 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
         // shared code once per group instead of once per chunk) rather than by building
         // another template of the same block-k.
         KernelGeometry g(shape, tiling);
-        bool tryLoop = options.tiling.chunkLoop == 0 && tiling.chunkLoop != 2 &&
-                       g.numChunks >= 2 * g.splitC;
+        bool tryLoop = tiling.chunkLoop != 2 && mayLoop(tiling);
         if (tryLoop) {
           requested.chunkLoop = 2;
           int64_t perGroup = g.numChunks / g.splitC;

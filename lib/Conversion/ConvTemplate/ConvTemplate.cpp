@@ -72,8 +72,7 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
   // A chunk staged from a run-time channel offset (the chunk loop) stages chunkC channels
   // even for a partial last chunk: its channels past C are clamped into the input and land
   // in tile rows no FMA reads.
-  std::optional<int64_t> constC0 = getConstantIntValue(c0);
-  bool clampC = !constC0 || guardC;
+  bool clampC = !getConstantIntValue(c0) || guardC;
   int64_t plane = geom.inTileH * geom.inTileW;
   int64_t threads = tiling.threads();
   // Positions outside, channels inside (docs/tuning-log.md, "Staging by position"): thread

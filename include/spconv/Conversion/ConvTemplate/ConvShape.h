@@ -135,8 +135,8 @@ inline int64_t minBlocksPerSMFor(const Tiling &tiling, int64_t requested) {
 /// that every group's tile fits; part of chooseTiling.
 void chooseSplit(const ConvShape &shape, Tiling &tiling);
 
-/// Loads in flight per thread while staging a filter with a halo (docs/tuning-log.md,
-/// "Staging").
+/// Channels a thread loads at one tile position before storing them: the loads in flight
+/// per thread while staging (docs/tuning-log.md, "Staging", "Staging by position").
 constexpr int64_t kStageBatch = 8;
 /// Shared memory a block may use for its staged tile (the static .shared limit).
 constexpr int64_t kMaxSharedBytes = 48 * 1024;
