@@ -26,6 +26,7 @@ compile() {
     IFS='|' read -r name gflags tflags <<< "$line"
     dir="$out/$name"
     rm -rf "$dir"
+    local t0=$SECONDS
     # shellcheck disable=SC2086
     if "$bin/spconv-gen-conv" $gflags --seed 1 -o "$dir" > /dev/null &&
        "$bin/spconv-translate" --spconv-compile "$dir/conv.mlir" --cache-dir=none \
@@ -33,7 +34,7 @@ compile() {
       rm -f "$dir/conv.mlir" "$dir/kernels.ptx"
       xz -T1 -6 "$dir/kernels.cubin" "$dir/weights.bin"
       [ -f "$dir/bias.bin" ] && xz -T1 -6 "$dir/bias.bin"
-      echo "variants.sh: $name compiled"
+      echo "variants.sh: $name compiled in $((SECONDS - t0)) s (generation included)"
     else
       echo "variants.sh: $name failed to compile" >&2
       status=1

@@ -195,8 +195,8 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
     ConvShape shape = ConvShape::fromOp(op);
     Tiling requested = options.tiling;
     std::string name = "spconv_conv2d_" + std::to_string(index++);
-    // Retried with a smaller block-k while one channel block's code exceeds the budget and
-    // block-k is the heuristic's to choose.
+    // Retried with a smaller block-k while one channel block's code exceeds the block code
+    // budget and block-k is the heuristic's to choose.
     // Whether the retry may put an over-budget tiling's chunks in a loop: the chunk loop is
     // the heuristic's to choose and every group would walk two or more chunks.
     auto mayLoop = [&](const Tiling &tiling) {
@@ -207,11 +207,10 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
       Tiling tiling = chooseTiling(shape, requested);
       if (options.tiling.blockK == 0 && tiling.blockK > 1 &&
           blockInstructionsAtLeast(*weights, shape, tiling, options.strictIEEE) >
-              options.codeBudget) {
-        // What the retry below would reach after building this template: the loop (if it
-        // may take one) at half the block-k.
-        if (mayLoop(tiling))
-          requested.chunkLoop = 2;
+              options.blockCodeBudget) {
+        // Neither form of this block-k fits: half of it, in the form the heuristic (or the
+        // user) picks for that block-k; the retry below puts it in a loop if it is over.
+        requested.chunkLoop = options.tiling.chunkLoop;
         requested.blockK = tiling.blockK / 2;
         continue;
       }
@@ -262,7 +261,7 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
           return op.emitError("folding the weights into the template PTX failed: ")
                  << llvm::toString(std::move(err));
       }
-      if (largestBlock > options.codeBudget) {
+      if (largestBlock > options.blockCodeBudget) {
         // First the chunk loop (its staging code exists once per group, not once per chunk),
         // at the same block-k if the block would then fit, else with smaller blocks: halving
         // block-k doubles the blocks that stage the same input (ResNet-50's layer4 3x3 convs
@@ -276,10 +275,15 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
           requested.chunkLoop = 2;
           int64_t perGroup = g.numChunks / g.splitC;
           int64_t staging = shared ? tmpl.sharedInstructions() : 0;
-          if (largestBlock - staging + staging / perGroup <= options.codeBudget)
+          if (largestBlock - staging + staging / perGroup <= options.blockCodeBudget)
             continue;
         }
         if (options.tiling.blockK == 0 && tiling.blockK > 1) {
+          // Half the block-k, straight-line again where the heuristic would be: at block-k
+          // 32 and 4 images ResNet-50's layer4 3x3 convs run 15-20% faster straight-line
+          // than in the loop (docs/tuning-log.md, "Code budget 32768"); if that is over
+          // too, the loop comes next.
+          requested.chunkLoop = options.tiling.chunkLoop;
           requested.blockK = tiling.blockK / 2;
           continue;
         }

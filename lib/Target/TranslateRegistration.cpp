@@ -107,6 +107,12 @@ struct TranslateFlags {
       llvm::cl::desc("PTX instructions one ptxas run may assemble; bigger kernels are split "
                      "into pieces linked by nvlink (default 16384)"),
       llvm::cl::init(16384), llvm::cl::cat(budgetCat)};
+  llvm::cl::opt<int64_t> blockCodeBudget{
+      "block-code-budget",
+      llvm::cl::desc("PTX instructions one channel block may have before the heuristic puts "
+                     "its chunks in a loop or halves block-k; a block over --code-budget is "
+                     "a ptxas unit of its own (default 32768)"),
+      llvm::cl::init(32768), llvm::cl::cat(budgetCat)};
   llvm::cl::opt<bool> shareStaging{
       "share-staging",
       llvm::cl::desc("Share a kernel's staging code between its channel blocks, each "
@@ -143,6 +149,7 @@ struct TranslateFlags {
     o.tiling = Tiling{blockK, outputsPerThread, tileP,    threadsQ,
                       chunkC, splitC,           chunkLoop, imagesPerBlock};
     o.codeBudget = codeBudget;
+    o.blockCodeBudget = blockCodeBudget;
     o.shareStaging = shareStaging;
     o.jobs = jobs;
     o.ptxasMemoryBudget = ptxasMemoryBudget << 20;

@@ -37,9 +37,15 @@ struct ArtifactOptions {
   int64_t minBlocksPerSM = 4;  // see spconv-compile-kernels
   Tiling tiling;               // overrides; 0 fields = heuristic (see chooseTiling)
   /// PTX instructions one ptxas run may assemble: a kernel over it is split into pieces
-  /// (docs/design.md, "Code-size budget"); a channel block over it makes the heuristic
-  /// halve block-k.
+  /// (docs/design.md, "Code-size budget").
   int64_t codeBudget = 16384;
+  /// PTX instructions one channel block may have: a block over it makes the heuristic put
+  /// its chunks in a loop or halve block-k; a block over codeBudget alone is a unit of its
+  /// own. Separate from codeBudget because the two cost differently: halving block-k made
+  /// ResNet-50's 3x3 convs at batch 64 1.7-2.1x slower, while packing units of 32768
+  /// (many small blocks, each with its branch tables) made ptxas at batch 1 more than 2x
+  /// slower (docs/tuning-log.md, "Block code budget").
+  int64_t blockCodeBudget = 32768;
   /// One copy of the staging code per kernel unit for all its channel blocks, which then
   /// branch to their own FMAs at each chunk (docs/design.md, "Shared staging"); off: a
   /// whole body per channel block, as before.
