@@ -335,11 +335,18 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
   // stalls up 1.5-2x where it loses). Measured: it wins where four warp groups at block-k
   // <= 16 share the work (up to 1.43x faster; the other groups' FMAs cover one group's
   // staging) and loses 3-26% with fewer groups or block-k 32-64 (docs/tuning-log.md,
-  // "Chunk loop"), so only there, and only where a group walks two or more chunks.
+  // "Chunk loop"), so only there, and only where a group walks two or more chunks. It is
+  // also taken where a group walks kManyChunks or more, for compile time: straight-line, the
+  // staging code is repeated per chunk in every ptxas unit (ResNet-50's layer4.0.conv2 at
+  // batch 64, 52 chunks of 10 channels at block-k 32: 28.8 s to compile alone instead of
+  // 18.5 s in a loop, over issue 10's 30 s per conv on a slower run, for 0.26 instead of
+  // 0.30 ms; docs/tuning-log.md, "Block code budget").
   if (t.chunkLoop != 1 && t.chunkLoop != 2) {
+    constexpr int64_t kManyChunks = 32;
     KernelGeometry chunks(sh, t);
-    t.chunkLoop =
-        chunks.splitC == 4 && t.blockK <= 16 && chunks.numChunks >= 2 * chunks.splitC ? 2 : 1;
+    int64_t perGroup = chunks.numChunks / chunks.splitC;
+    bool fourGroups = chunks.splitC == 4 && t.blockK <= 16 && perGroup >= 2;
+    t.chunkLoop = fourGroups || perGroup >= kManyChunks ? 2 : 1;
   }
   return t;
 }
