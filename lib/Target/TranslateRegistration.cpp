@@ -92,7 +92,7 @@ struct TranslateFlags {
       llvm::cl::desc("Warp groups that split a block's chunks (0 = heuristic, 1 = no split)"),
       llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::opt<int64_t> chunkLoop{
-      "chunk-loop", llvm::cl::desc("How a group walks its chunks (0 = heuristic: a loop for 4 warp groups at block-k <= 16 with 2+ chunks each, 1 = straight-line, 2 = loop)"),
+      "chunk-loop", llvm::cl::desc("How a group walks its chunks (0 = heuristic: a loop for 4 warp groups at block-k <= 16 with 2+ chunks each or any group with 32+ chunks, 1 = straight-line, 2 = loop)"),
       llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::opt<int64_t> imagesPerBlock{
       "images-per-block",
