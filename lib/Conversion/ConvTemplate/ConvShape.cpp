@@ -197,10 +197,7 @@ static void chooseImagesPerBlock(const ConvShape &sh, const Tiling &requested, T
   int64_t maxImages = 1, minBlocks = kTwoWaves;
   if (t.threads() <= 64) {
     maxImages = 256 / t.threads();
-    // One wave, or one at most 4 SMs (3%) short of it: ResNet-50's layer4.1.conv1 at batch
-    // 64 (block-k 64, 8 channel blocks) runs 0.144-0.154 ms as 128 blocks of 4 images and
-    // 0.180 ms as 256 blocks of 2 (docs/tuning-log.md, "Block code budget").
-    minBlocks = kTwoWaves / 2 - kTwoWaves / 64;
+    minBlocks = kTwoWaves / 2;
   } else if (t.threads() <= 128 && sh.r * sh.s > 1 && KernelGeometry(sh, t).kBlocks >= 8) {
     maxImages = 2;
   }
