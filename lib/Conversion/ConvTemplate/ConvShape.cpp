@@ -338,9 +338,9 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
   // "Chunk loop"), so only there, and only where a group walks two or more chunks. It is
   // also taken where a group walks kManyChunks or more, for compile time: straight-line, the
   // staging code is repeated per chunk in every ptxas unit (ResNet-50's layer4.0.conv2 at
-  // batch 64, 52 chunks of 10 channels at block-k 32: 28.8 s to compile alone instead of
-  // 18.5 s in a loop, over issue 10's 30 s per conv on a slower run, for 0.26 instead of
-  // 0.30 ms; docs/tuning-log.md, "Block code budget").
+  // batch 64, 52 chunks of 10 channels at block-k 32: 31.3 s to compile alone, over issue
+  // 10's 30 s per conv, and 23.5 s in a loop, for 0.26 instead of 0.33 ms;
+  // docs/tuning-log.md, "Block code budget").
   if (t.chunkLoop != 1 && t.chunkLoop != 2) {
     constexpr int64_t kManyChunks = 32;
     KernelGeometry chunks(sh, t);
