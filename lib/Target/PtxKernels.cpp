@@ -63,8 +63,8 @@ static int maxRegistersFor(int64_t threads, int64_t minBlocksPerSM) {
 /// weights alone: each block keeps an FMA per nonzero weight (every weight with strict
 /// IEEE) and a shared load per (input channel, r, s) that feeds one, per output column of a
 /// thread (the fold drops the other loads; the loads stay scalar, their base's alignment is
-/// unknown). Staging and control come on top. A tiling whose bound exceeds the code budget
-/// cannot fit, straight-line or in a loop, so the budget retry skips building its template
+/// unknown). Staging and control come on top. A tiling whose bound exceeds the block code
+/// budget cannot fit, straight-line or in a loop, so the budget retry skips building its template
 /// (at batch 64 ResNet-50's layer4 3x3 convs built block-k 64 and 32 templates only to find
 /// them too large).
 static int64_t blockInstructionsAtLeast(ArrayRef<float> weights, const ConvShape &shape,
@@ -203,15 +203,25 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
       KernelGeometry g(shape, tiling);
       return options.tiling.chunkLoop == 0 && g.numChunks >= 2 * g.splitC;
     };
+    // Whether the retry may halve block-k, and the request that does: half the block-k, in
+    // the form the heuristic (or the user) picks for it: straight-line where the heuristic
+    // would be, since at block-k 32 and 4 images ResNet-50's layer4 3x3 convs run 15-20%
+    // faster straight-line than in the loop (docs/tuning-log.md, "Block code budget"); the
+    // retry loops it if that is over.
+    auto mayHalve = [&](const Tiling &tiling) {
+      return options.tiling.blockK == 0 && tiling.blockK > 1;
+    };
+    auto halve = [&](const Tiling &tiling) {
+      requested.chunkLoop = options.tiling.chunkLoop;
+      requested.blockK = tiling.blockK / 2;
+    };
     while (true) {
       Tiling tiling = chooseTiling(shape, requested);
-      if (options.tiling.blockK == 0 && tiling.blockK > 1 &&
+      if (mayHalve(tiling) &&
           blockInstructionsAtLeast(*weights, shape, tiling, options.strictIEEE) >
               options.blockCodeBudget) {
-        // Neither form of this block-k fits: half of it, in the form the heuristic (or the
-        // user) picks for that block-k; the retry below puts it in a loop if it is over.
-        requested.chunkLoop = options.tiling.chunkLoop;
-        requested.blockK = tiling.blockK / 2;
+        // Neither form of this block-k fits.
+        halve(tiling);
         continue;
       }
       const PtxBlockTemplate *found =
@@ -278,13 +288,8 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
           if (largestBlock - staging + staging / perGroup <= options.blockCodeBudget)
             continue;
         }
-        if (options.tiling.blockK == 0 && tiling.blockK > 1) {
-          // Half the block-k, straight-line again where the heuristic would be: at block-k
-          // 32 and 4 images ResNet-50's layer4 3x3 convs run 15-20% faster straight-line
-          // than in the loop (docs/tuning-log.md, "Code budget 32768"); if that is over
-          // too, the loop comes next.
-          requested.chunkLoop = options.tiling.chunkLoop;
-          requested.blockK = tiling.blockK / 2;
+        if (mayHalve(tiling)) {
+          halve(tiling);
           continue;
         }
         if (tryLoop)

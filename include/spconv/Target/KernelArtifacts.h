@@ -42,7 +42,7 @@ struct ArtifactOptions {
   /// PTX instructions one channel block may have: a block over it makes the heuristic put
   /// its chunks in a loop or halve block-k; a block over codeBudget alone is a unit of its
   /// own. Separate from codeBudget because the two cost differently: halving block-k made
-  /// ResNet-50's 3x3 convs at batch 64 1.7-2.1x slower, while packing units of 32768
+  /// ResNet-50's 3x3 convs at batch 64 1.5-2.1x slower, while packing units of 32768
   /// (many small blocks, each with its branch tables) made ptxas at batch 1 more than 2x
   /// slower (docs/tuning-log.md, "Block code budget").
   int64_t blockCodeBudget = 32768;
