@@ -8,7 +8,6 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 using namespace spconv;
@@ -69,10 +68,6 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
   // The last block of a grouped conv whose block-k does not divide K has a window that
   // runs past C: those channels are staged as 0 (their output channels are never stored).
   bool guardC = shape.groups > 1 && shape.k % tiling.blockK != 0;
-  // A chunk staged from a run-time channel offset (the chunk loop) stages chunkC channels
-  // even for a partial last chunk: its channels past C are clamped into the input and land
-  // in tile rows no FMA reads.
-  bool clampC = !getConstantIntValue(c0) || guardC;
   int64_t plane = geom.inTileH * geom.inTileW;
   int64_t threads = tiling.threads();
   // Positions outside, channels inside (docs/tuning-log.md, "Staging by position"): thread
@@ -139,7 +134,7 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
           ok = arith::AndIOp::create(
               b, loc, ok,
               arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, cst(b, loc, shape.c)));
-        if (clampC)
+        if (guardC)
           c = arith::MinUIOp::create(b, loc, c, cst(b, loc, shape.c - 1));
         Value v = memref::LoadOp::create(b, loc, input, ValueRange{imageIndex, c, iyc, ixc});
         values.push_back(arith::SelectOp::create(b, loc, ok, v, fzero));

@@ -68,48 +68,51 @@ static void pinAccumulators(OpBuilder &b, Location loc, ArrayRef<Value> accs, in
 
 /// Chunks [first, last) of channel block `kb` for the threads of one group: each staged by
 /// the group into its tile (at `tileOffset`), then its FMAs. `barrier` synchronises the
-/// group. Straight-line, or with Tiling::chunkLoop == 2 one scf.for over the chunks: its body
-/// stages chunk j from channel j * chunkC (a run-time offset: one copy of the staging code)
-/// and switches on j to that chunk's FMAs, the accumulators carried by the loop. The last
-/// chunk is the switch's default case. Either way each chunk's FMAs exist once.
+/// group. Straight-line, or with Tiling::chunkLoop == 2 one scf.for over the group's full
+/// chunks (ConvTemplateEmitter::chunkLoopEnd): its body stages chunk j from channel
+/// j * chunkC (a run-time offset: one copy of the staging code) and switches on j to that
+/// chunk's FMAs, the accumulators carried by the loop; a partial last chunk follows the loop
+/// straight-line. Either way each chunk's FMAs exist once.
 static void emitChunks(OpBuilder &b, Location loc, const ConvTemplateEmitter &emitter,
                        Value tid, const BlockCoords &bc, int64_t kb, int64_t first, int64_t last,
                        Value input, Value tile, Value kBase, int64_t tileOffset,
                        function_ref<void()> barrier, SmallVectorImpl<Value> &accs) {
-  if (!emitter.loopsOverChunks(first, last)) {
-    for (int64_t chunk = first; chunk < last; ++chunk) {
-      // The previous chunk's readers must be done before the tile is overwritten.
-      if (chunk > first)
-        barrier();
-      emitter.emitStage(b, loc, tid, bc, kb, chunk, input, tile, kBase, tileOffset);
-      barrier();
-      emitter.emitChunkNest(b, loc, tid, kb, chunk, tile, accs, tileOffset, bc.tileBase);
-      pinAccumulators(b, loc, accs, kb, chunk);
-    }
-    return;
+  int64_t loopEnd = emitter.chunkLoopEnd(first, last);
+  if (loopEnd > first) {
+    auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
+    auto loop = scf::ForOp::create(b, loc, cst(first), cst(loopEnd), cst(1), accs);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value j = loop.getInductionVar();
+    int64_t chunkC = emitter.getTiling().chunkC;
+    Value c0 = arith::MulIOp::create(b, loc, j, cst(chunkC));
+    emitter.emitStage(b, loc, tid, bc, kb, c0, chunkC, input, tile, kBase, tileOffset);
+    barrier();
+    SmallVector<Value> next = emitter.emitChunkSwitch(
+        b, loc, j, first, loopEnd, TypeRange(ValueRange(accs)), [&](int64_t chunk) {
+          SmallVector<Value> chunkAccs(loop.getRegionIterArgs());
+          emitter.emitChunkNest(b, loc, tid, kb, chunk, tile, chunkAccs, tileOffset,
+                                bc.tileBase);
+          pinAccumulators(b, loc, chunkAccs, kb, chunk);
+          return chunkAccs;
+        });
+    // The chunk's readers must be done before the next iteration (or the partial chunk
+    // after the loop) overwrites the tile; after the last chunk this barrier is one more
+    // than the straight-line form has.
+    barrier();
+    scf::YieldOp::create(b, loc, next);
+    accs.assign(loop.getResults().begin(), loop.getResults().end());
   }
-  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
-  auto loop = scf::ForOp::create(b, loc, cst(first), cst(last), cst(1), accs);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  Value j = loop.getInductionVar();
-  int64_t chunkC = emitter.getTiling().chunkC;
-  Value c0 = arith::MulIOp::create(b, loc, j, cst(chunkC));
-  emitter.emitStage(b, loc, tid, bc, kb, c0, chunkC, input, tile, kBase, tileOffset);
-  barrier();
-  SmallVector<Value> next = emitter.emitChunkSwitch(
-      b, loc, j, first, last, TypeRange(ValueRange(accs)), [&](int64_t chunk) {
-        SmallVector<Value> chunkAccs(loop.getRegionIterArgs());
-        emitter.emitChunkNest(b, loc, tid, kb, chunk, tile, chunkAccs, tileOffset,
-                              bc.tileBase);
-        pinAccumulators(b, loc, chunkAccs, kb, chunk);
-        return chunkAccs;
-      });
-  // The chunk's readers must be done before the next iteration overwrites the tile (after
-  // the last chunk this barrier is one more than the straight-line form has).
-  barrier();
-  scf::YieldOp::create(b, loc, next);
-  accs.assign(loop.getResults().begin(), loop.getResults().end());
+  for (int64_t chunk = loopEnd; chunk < last; ++chunk) {
+    // The previous straight-line chunk's readers must be done before the tile is
+    // overwritten (the loop ends with that barrier).
+    if (chunk > loopEnd)
+      barrier();
+    emitter.emitStage(b, loc, tid, bc, kb, chunk, input, tile, kBase, tileOffset);
+    barrier();
+    emitter.emitChunkNest(b, loc, tid, kb, chunk, tile, accs, tileOffset, bc.tileBase);
+    pinAccumulators(b, loc, accs, kb, chunk);
+  }
 }
 
 /// The code of one channel block: accumulators, every staged chunk with its FMAs, stores.

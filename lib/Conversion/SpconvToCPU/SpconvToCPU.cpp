@@ -110,10 +110,11 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
       // Plain variables, not a structured binding: the chunk loop's lambdas capture them.
       int64_t first, last;
       std::tie(first, last) = g.groupChunks(grp);
-      if (emitter.loopsOverChunks(first, last)) {
-        // The GPU template's chunk loop (SpconvToAffine.cpp, emitChunks): chunk j staged from
-        // the run-time channel j * chunkC, its FMAs chosen by a switch on j.
-        auto jLoop = scf::ForOp::create(b, loc, cst(b, loc, first), cst(b, loc, last),
+      int64_t loopEnd = emitter.chunkLoopEnd(first, last);
+      if (loopEnd > first) {
+        // The GPU template's chunk loop (SpconvToAffine.cpp, emitChunks): full chunk j staged
+        // from the run-time channel j * chunkC, its FMAs chosen by a switch on j.
+        auto jLoop = scf::ForOp::create(b, loc, cst(b, loc, first), cst(b, loc, loopEnd),
                                         cst(b, loc, 1));
         OpBuilder::InsertionGuard jGuard(b);
         b.setInsertionPointToStart(jLoop.getBody());
@@ -124,24 +125,24 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
                             offset);
         });
         phase([&](OpBuilder &tb, Value tid, const BlockCoords &tbc, Value blockTid) {
-          emitter.emitChunkSwitch(tb, loc, j, first, last, TypeRange{}, [&](int64_t chunk) {
+          emitter.emitChunkSwitch(tb, loc, j, first, loopEnd, TypeRange{}, [&](int64_t chunk) {
             SmallVector<Value> accs = loadAccs(tb, row(tb, blockTid, grp));
             emitter.emitChunkNest(tb, loc, tid, kb, chunk, tile, accs, offset, tbc.tileBase);
             saveAccs(tb, row(tb, blockTid, grp), accs);
             return SmallVector<Value>{};
           });
         });
-      } else {
-        for (int64_t chunk = first; chunk < last; ++chunk) {
-          phase([&](OpBuilder &tb, Value tid, const BlockCoords &tbc, Value) {
-            emitter.emitStage(tb, loc, tid, tbc, kb, chunk, input, tile, nullptr, offset);
-          });
-          phase([&](OpBuilder &tb, Value tid, const BlockCoords &tbc, Value blockTid) {
-            SmallVector<Value> accs = loadAccs(tb, row(tb, blockTid, grp));
-            emitter.emitChunkNest(tb, loc, tid, kb, chunk, tile, accs, offset, tbc.tileBase);
-            saveAccs(tb, row(tb, blockTid, grp), accs);
-          });
-        }
+      }
+      // Straight-line chunks, and a partial last chunk after the loop.
+      for (int64_t chunk = loopEnd; chunk < last; ++chunk) {
+        phase([&](OpBuilder &tb, Value tid, const BlockCoords &tbc, Value) {
+          emitter.emitStage(tb, loc, tid, tbc, kb, chunk, input, tile, nullptr, offset);
+        });
+        phase([&](OpBuilder &tb, Value tid, const BlockCoords &tbc, Value blockTid) {
+          SmallVector<Value> accs = loadAccs(tb, row(tb, blockTid, grp));
+          emitter.emitChunkNest(tb, loc, tid, kb, chunk, tile, accs, offset, tbc.tileBase);
+          saveAccs(tb, row(tb, blockTid, grp), accs);
+        });
       }
     }
     for (int64_t grp = 1; grp < g.splitC; ++grp)

@@ -35,10 +35,18 @@ public:
   const KernelGeometry &geometry() const { return geom; }
   const Tiling &getTiling() const { return tiling; }
 
-  /// Whether a group's chunks [first, last) run in a loop (Tiling::chunkLoop == 2 and two or
-  /// more chunks) rather than straight-line.
-  bool loopsOverChunks(int64_t first, int64_t last) const {
-    return tiling.chunkLoop == 2 && last - first >= 2;
+  /// Where the chunk loop of a group's chunks [first, last) ends: chunks [first, end) run
+  /// in a loop (Tiling::chunkLoop == 2 and two or more full chunks), [end, last)
+  /// straight-line after it; end == first when the group does not loop. Only full chunks
+  /// loop: staged from a run-time channel offset, a full chunk's channels all lie inside
+  /// the input, so they need no clamp and each load sits at a constant distance from the
+  /// previous one. A partial last chunk (the window's channels not a multiple of chunkC)
+  /// follows the loop.
+  int64_t chunkLoopEnd(int64_t first, int64_t last) const {
+    int64_t end = last;
+    if (end == geom.numChunks && geom.windowC % tiling.chunkC != 0)
+      --end;
+    return tiling.chunkLoop == 2 && end - first >= 2 ? end : first;
   }
   /// The chunk loop's dispatch: an scf.index_switch on the chunk index `j` with a case per
   /// chunk of [first, last), the last chunk the default case. `body` fills the case of chunk
@@ -68,8 +76,8 @@ public:
                  const BlockCoords &bc, int64_t kb, int64_t chunk, mlir::Value input,
                  mlir::Value tile, mlir::Value kBase = nullptr, int64_t tileOffset = 0) const;
   /// The same for the `chunkChannels` channels from window channel `c0` (an index value):
-  /// a loop over the chunks (Tiling::chunkLoop) stages chunkC channels from a run-time c0.
-  /// Channels past the window are clamped into the input and land in tile rows no FMA reads.
+  /// a loop over the chunks (Tiling::chunkLoop) stages a full chunk from a run-time c0
+  /// (chunkLoopEnd: its channels lie inside the window).
   void emitStage(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid,
                  const BlockCoords &bc, int64_t kb, mlir::Value c0, int64_t chunkChannels,
                  mlir::Value input, mlir::Value tile, mlir::Value kBase = nullptr,
