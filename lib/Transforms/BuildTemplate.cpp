@@ -21,8 +21,8 @@ using namespace spconv;
 /// Bump whenever the emitted templates change for the same key. (v13: batched staging
 /// loads; v14: FMAs from affine nests unrolled by unrollTemplateNests, whose cached NVVM
 /// MLIR defines its constants elsewhere; v15: staging by tile position, tiles without
-/// slack.)
-static constexpr int kTemplateVersion = 15;
+/// slack; v16: the chunk loop runs full chunks only, unclamped.)
+static constexpr int kTemplateVersion = 16;
 
 std::string spconv::templateKey(StringRef kind, const ConvShape &shape, const Tiling &tiling,
                                 StringRef chip, StringRef extra) {
