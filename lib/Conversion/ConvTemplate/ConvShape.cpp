@@ -197,7 +197,11 @@ static void chooseImagesPerBlock(const ConvShape &sh, const Tiling &requested, T
   int64_t maxImages = 1, minBlocks = kTwoWaves;
   if (t.threads() <= 64) {
     maxImages = 256 / t.threads();
-    minBlocks = kTwoWaves / 2;
+    // One wave, or one at most 4 SMs (3%) short of it: ResNet-50's layer4.1.conv1 at batch
+    // 64 (block-k 64, 8 channel blocks) runs 0.097 ms as 128 blocks of 4 images (43 chunks
+    // of 48 channels, in the chunk loop) and 0.180 ms as 256 blocks of 2 (docs/tuning-log.md,
+    // "Cheap chunk loop").
+    minBlocks = kTwoWaves / 2 - kTwoWaves / 64;
   } else if (t.threads() <= 128 && sh.r * sh.s > 1 && KernelGeometry(sh, t).kBlocks >= 8) {
     maxImages = 2;
   }
@@ -330,19 +334,18 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
   if (g.sharedFloats * 4 * tiles > kMaxSharedBytes)
     t.chunkC = std::max<int64_t>(1, kMaxSharedBytes / tiles / (g.inTileH * g.inTileW * 4));
   // A loop over the chunks keeps one copy of the staging code per group instead of one per
-  // chunk (ResNet-50 batch 1 compiles in about half the time), but it exposes the staging
-  // loads' latency that ptxas hides in straight-line code (ncu: long-scoreboard and barrier
-  // stalls up 1.5-2x where it loses). Measured: it wins where four warp groups at block-k
-  // <= 16 share the work (up to 1.43x faster; the other groups' FMAs cover one group's
-  // staging) and loses 3-26% with fewer groups or block-k 32-64 (docs/tuning-log.md,
-  // "Chunk loop"), so only there, and only where a group walks two or more chunks. It is
-  // also taken where a group walks kManyChunks or more, for compile time: straight-line, the
-  // staging code is repeated per chunk in every ptxas unit (ResNet-50's layer4.0.conv2 at
-  // batch 64, 52 chunks of 10 channels at block-k 32: 31.3 s to compile alone, over issue
-  // 10's 30 s per conv, and 23.5 s in a loop, for 0.26 instead of 0.33 ms;
-  // docs/tuning-log.md, "Block code budget").
+  // chunk (smaller code: less to fetch, less for ptxas), but it exposes the staging loads'
+  // latency that ptxas overlaps with the FMAs around them in straight-line code. Where four
+  // warp groups at block-k <= 16 share the work the other groups' FMAs cover one group's
+  // staging (up to 1.43x faster; docs/tuning-log.md, "Chunk loop"). Elsewhere it pays where
+  // a group walks kManyChunks or more: ResNet-50's 53 convs with the loop wherever a group
+  // has two full chunks ran 5.906 ms at batch 64 against 6.087 straight-line (the 1x1 and
+  // strided convs up to 1.5x faster, unstrided 3x3 convs 4-18% slower), at batch 1 1.7%
+  // slower; taking it from 8 chunks a group: 5.89 ms at batch 64, batch 1 unchanged
+  // (docs/tuning-log.md, "Cheap chunk loop"), and layer4.x.conv2 at batch 64 compile in
+  // about 20 s alone instead of 26-36 s.
   if (t.chunkLoop != 1 && t.chunkLoop != 2) {
-    constexpr int64_t kManyChunks = 32;
+    constexpr int64_t kManyChunks = 8;
     KernelGeometry chunks(sh, t);
     int64_t perGroup = chunks.numChunks / chunks.splitC;
     bool fourGroups = chunks.splitC == 4 && t.blockK <= 16 && perGroup >= 2;
