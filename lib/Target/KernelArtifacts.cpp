@@ -126,12 +126,27 @@ static PtxasSettings ptxasSettingsFor(const ArtifactOptions &options) {
   settings.ptxas = findPtxas(options);
   settings.chip = options.chip;
   settings.optLevel = options.ptxasOptLevel;
+  settings.fastCompile = options.ptxasFastCompile;
   settings.jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   settings.memoryBudget = options.ptxasMemoryBudget;
   settings.progress = options.progress;
   if (std::string dir = TemplateCache::resolveDir(options.cacheDir); !dir.empty())
     settings.cacheDir = dir + "/objects";
   return settings;
+}
+
+/// ptxas's optimisation flags, checked before anything is lowered: ptxas itself refuses
+/// --Ofast-compile next to an explicit -O1 to -O3, after the whole lowering.
+static LogicalResult checkPtxasFlags(Location loc, const ArtifactOptions &options) {
+  StringRef level = options.ptxasFastCompile;
+  if (!llvm::is_contained({"0", "min", "mid", "max"}, level))
+    return emitError(loc) << "ptxas fast-compile level must be 0, min, mid or max, got '"
+                          << level << "'";
+  if (level != "0" && options.ptxasOptLevel != "3")
+    return emitError(loc) << "--ptxas-fast-compile=" << level
+                          << " replaces ptxas's -O level and needs --ptxas-opt-level=3, got "
+                          << options.ptxasOptLevel;
+  return success();
 }
 
 /// Refused here rather than by the assembler so that the error points at the conv.
@@ -173,6 +188,8 @@ static LogicalResult reportAssemblyError(Location loc, const PtxProgram &program
 FailureOr<std::string> spconv::assembleCubin(Location loc, const PtxProgram &program,
                                              const ArtifactOptions &options,
                                              CompileTimes *times) {
+  if (failed(checkPtxasFlags(loc, options)))
+    return failure();
   PtxasSettings settings = ptxasSettingsFor(options);
   PtxasReport report;
   llvm::Expected<std::string> cubin = [&]() -> llvm::Expected<std::string> {
@@ -204,6 +221,8 @@ FailureOr<std::string> spconv::assembleCubin(Location loc, const PtxProgram &pro
 
 FailureOr<std::string> spconv::compileToCubin(ModuleOp module, const ArtifactOptions &options,
                                               PtxProgram &program, CompileTimes *times) {
+  if (failed(checkPtxasFlags(module.getLoc(), options)))
+    return failure();
   // One conv (usually one ptxas run, no linking) or the LLVM-level fold (one whole module):
   // nothing to overlap.
   if (options.foldAt != FoldLevel::PTX || collectUncompiledConvs(module).size() < 2) {

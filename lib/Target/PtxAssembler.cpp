@@ -155,8 +155,9 @@ std::string toolBeside(StringRef ptxas, StringRef tool) {
 /// The cache key of an object: everything that decides ptxas's output.
 std::string objectKey(const PtxasJob &job, const PtxasSettings &s, StringRef ptxasVersion) {
   llvm::XXH128_hash_t h = llvm::xxh3_128bits(llvm::arrayRefFromStringRef(job.ptx));
-  return llvm::formatv("ptxas-object v1|{0}|{1}|-O{2}|maxrreg{3}|{4:x16}{5:x16}|{6}", ptxasVersion,
-                       s.chip, s.optLevel, job.maxRegisters, h.high64, h.low64, job.ptx.size())
+  return llvm::formatv("ptxas-object v1|{0}|{1}|{2}|maxrreg{3}|{4:x16}{5:x16}|{6}", ptxasVersion,
+                       s.chip, ptxasOptimisationFlag(s), job.maxRegisters, h.high64, h.low64,
+                       job.ptx.size())
       .str();
 }
 
@@ -192,6 +193,12 @@ std::string overBudget(const PtxasJob &job, uint64_t budget) {
 }
 } // namespace
 
+std::string spconv::ptxasOptimisationFlag(const PtxasSettings &settings) {
+  if (settings.fastCompile != "0")
+    return "--Ofast-compile=" + settings.fastCompile;
+  return "-O" + settings.optLevel;
+}
+
 uint64_t spconv::estimatePtxasBytes(int64_t instructions) {
   // ptxas 13.0 at -O3 on spconv's straight-line kernels: about 40 MB to start and 6 KB per
   // PTX instruction (docs/compile-time.md, "ptxas memory"), with a margin of 1.5x.
@@ -210,7 +217,7 @@ llvm::Expected<std::string> spconv::assembleModule(StringRef ptx, const PtxasSet
               logFile = scratch.file("ptxas.log");
   if (llvm::Error err = writeFile(ptxFile, ptx))
     return std::move(err);
-  std::string arch = "-arch=" + settings.chip, opt = "-O" + settings.optLevel;
+  std::string arch = "-arch=" + settings.chip, opt = ptxasOptimisationFlag(settings);
   StringRef args[] = {settings.ptxas, arch, opt, ptxFile, "-o", cubinFile};
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logFile), StringRef(logFile)};
   std::string execError;
@@ -289,7 +296,7 @@ bool PtxasPool::State::startQueued(std::unique_lock<std::mutex> &lock) {
   // N = 64 compile no faster than running ptxas after it (docs/compile-time.md).
   unsigned allowed = std::max(1u, settings.jobs);
   unsigned maxJobs = closed || allowed == 1 ? allowed : allowed - 1;
-  std::string arch = "-arch=" + settings.chip, opt = "-O" + settings.optLevel;
+  std::string arch = "-arch=" + settings.chip, opt = ptxasOptimisationFlag(settings);
   while (!queued.empty() && running.size() < maxJobs) {
     // Largest first: the long poles start early and small units fill the gaps.
     auto pick = llvm::max_element(queued, [&](size_t a, size_t b) {

@@ -72,6 +72,14 @@ struct TranslateFlags {
       llvm::cl::init(3)};
   llvm::cl::opt<std::string> ptxasOptLevel{
       "ptxas-opt-level", llvm::cl::desc("ptxas -O level (0-3)"), llvm::cl::init("3")};
+  llvm::cl::opt<std::string> ptxasFastCompile{
+      "ptxas-fast-compile",
+      llvm::cl::desc("ptxas --Ofast-compile level in place of -O3: 0 (off), min, mid or max. "
+                     "For quick iteration, not deployment: min assembled ResNet-50 at batch "
+                     "64 in 30% less time and its kernels ran 18% slower in sum (up to 1.9x "
+                     "per conv); max ran kernels 3-5x slower (docs/compile-time.md, \"ptxas "
+                     "fast-compile\")"),
+      llvm::cl::init("0")};
   llvm::cl::OptionCategory tilingCat{"spconv tiling (0 = heuristic, docs/design.md)"};
   llvm::cl::opt<int64_t> minBlocksPerSM{
       "min-blocks-per-sm", llvm::cl::desc("Blocks per SM ptxas must fit (0 = no cap)"),
@@ -92,7 +100,7 @@ struct TranslateFlags {
       llvm::cl::desc("Warp groups that split a block's chunks (0 = heuristic, 1 = no split)"),
       llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::opt<int64_t> chunkLoop{
-      "chunk-loop", llvm::cl::desc("How a group walks its chunks (0 = heuristic: a loop for 4 warp groups at block-k <= 16 with 2+ chunks each or any group with 32+ chunks, 1 = straight-line, 2 = loop)"),
+      "chunk-loop", llvm::cl::desc("How a group walks its chunks (0 = heuristic: a loop for 4 warp groups at block-k <= 16 with 2+ chunks each or any group with 8+ chunks, 1 = straight-line, 2 = loop)"),
       llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::opt<int64_t> imagesPerBlock{
       "images-per-block",
@@ -145,6 +153,7 @@ struct TranslateFlags {
     o.ptxasPath = ptxasPath;
     o.llvmOptLevel = llvmOptLevel;
     o.ptxasOptLevel = ptxasOptLevel;
+    o.ptxasFastCompile = ptxasFastCompile;
     o.minBlocksPerSM = minBlocksPerSM;
     o.tiling = Tiling{blockK, outputsPerThread, tileP,    threadsQ,
                       chunkC, splitC,           chunkLoop, imagesPerBlock};

@@ -33,6 +33,9 @@ struct ArtifactOptions {
   FoldLevel foldAt = FoldLevel::PTX;
   std::string ptxasPath;     // '' = $SPCONV_PTXAS, $CUDA_PATH/bin, /usr/local/cuda/bin
   std::string ptxasOptLevel = "3";
+  /// ptxas --Ofast-compile level: "0" (off), "min", "mid" or "max" (docs/compile-time.md,
+  /// "ptxas fast-compile"); needs ptxasOptLevel "3".
+  std::string ptxasFastCompile = "0";
   int llvmOptLevel = 3;      // LLVM -O level of the NVVM target (opt pipeline + NVPTX)
   int64_t minBlocksPerSM = 4;  // see spconv-compile-kernels
   Tiling tiling;               // overrides; 0 fields = heuristic (see chooseTiling)

@@ -33,6 +33,9 @@ struct PtxasSettings {
   std::string ptxas;            // the ptxas binary; nvlink is looked for beside it
   std::string chip = "sm_90";
   std::string optLevel = "3";
+  /// ptxas --Ofast-compile level ("0": off, "min", "mid", "max"). ptxas refuses it together
+  /// with an explicit -O1 to -O3, so with a level set -O is left to ptxas's default (3).
+  std::string fastCompile = "0";
   unsigned jobs = 1;            // concurrent ptxas processes
   uint64_t memoryBudget = 0;    // bytes the concurrent ptxas processes may use together
   std::string cacheDir;         // object cache ('' = none)
@@ -47,6 +50,9 @@ struct PtxasReport {
   uint64_t peakEstimate = 0;    // largest sum of estimates running at once
   std::optional<size_t> failedJob; // the job whose ptxas failed, when one did
 };
+
+/// The optimisation flags of a ptxas run: -O<optLevel>, or --Ofast-compile=<level>.
+std::string ptxasOptimisationFlag(const PtxasSettings &settings);
 
 /// What ptxas is expected to use for a unit of `instructions` PTX instructions (measured on
 /// ptxas 13.0 -O3: docs/compile-time.md, "ptxas memory").
