@@ -15,7 +15,8 @@
 # Where PyTorch with CUDA is importable, every conv is also timed through PyTorch's cuDNN
 # (bench/torch_baseline.py: cuDNN 9's frontend engines, cudnn.benchmark) into
 # OUTDIR/torch-baseline.json: on small grids it is much faster than spconv-bench's legacy
-# cudnnFind best, so claims are made against the faster of the two.
+# cudnnFind best, so claims are made against the faster of the two. SPCONV_TORCH_BASELINE=0
+# skips it (A/B runs of the same network).
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
@@ -57,14 +58,18 @@ python3 - "$out/network.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
 t = s["totals"]
-print("%d convs, %d checked ok; sum ms: spconv %.3f  cudnn_fp32 %.3f (x%.2f)  cudnn_tf32 %.3f (x%.2f)  cusparse %s" % (
-    s["convs"], s["checked_ok"], t["spconv"], t["cudnn_fp32"], t["cudnn_fp32"] / t["spconv"],
-    t["cudnn_tf32"], t["cudnn_tf32"] / t["spconv"],
-    "%.3f (x%.2f)" % (t["cusparse"], t["cusparse"] / t["spconv"]) if t.get("cusparse") else "-"))
+def vs(ms, base):  # "-" for a baseline skipped (--no-tf32, --no-cusparse)
+    return "%.3f (x%.2f)" % (base, base / ms) if base else "-"
+print("%d convs, %d checked ok; sum ms: spconv %.3f  cudnn_fp32 %s  cudnn_tf32 %s  cusparse %s" % (
+    s["convs"], s["checked_ok"], t["spconv"], vs(t["spconv"], t["cudnn_fp32"]),
+    vs(t["spconv"], t.get("cudnn_tf32")), vs(t["spconv"], t.get("cusparse"))))
+ratio = lambda x: "x%.2f" % x if x else "-"
 for l in s["layers"]:
-    print("  %-24s %8.4f ms  x%.2f fp32  x%.2f tf32  %s" % (l["layer"], l["spconv"], l["x_fp32"], l["x_tf32"], l["status"]))
+    print("  %-24s %8.4f ms  %s fp32  %s tf32  %s" % (l["layer"], l["spconv"], ratio(l["x_fp32"]), ratio(l.get("x_tf32")), l["status"]))
 PY
-if python3 -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null; then
+if [ "${SPCONV_TORCH_BASELINE:-1}" = 0 ]; then
+  echo "run_network.sh: SPCONV_TORCH_BASELINE=0: torch-baseline.json not written" >&2
+elif python3 -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null; then
   python3 "$here/torch_baseline.py" "$out/network.json" --out "$out/torch-baseline.json" || status=1
 else
   echo "run_network.sh: no PyTorch with CUDA here: torch-baseline.json not written" >&2
