@@ -195,15 +195,24 @@ static void chooseImagesPerBlock(const ConvShape &sh, const Tiling &requested, T
     return;
   }
   int64_t maxImages = 1, minBlocks = kTwoWaves;
+  // Filters larger than 1x1 with 8+ channel blocks have large blocks of distinct code, and
+  // co-resident blocks run different blocks' code: fetch-bound (11 no-instruction cycles
+  // per issue on ResNet-50's layer4.1.conv2 at batch 64). Unstrided, up to 512 threads of
+  // images run one block's code in lock-step: layer4.1.conv2 0.132 ms with 8 images against
+  // 0.178 with 4, VGG-16's conv5_x 0.533 against 0.68 with 4 images against 2. Strided
+  // tiles are 4x larger, so 8 images shrink the chunk: layer4.0.conv2 ran 0.445 ms with 8
+  // against 0.210 with 4 (docs/tuning-log.md, "512-thread image blocks").
+  bool bigCode = sh.r * sh.s > 1 && KernelGeometry(sh, t).kBlocks >= 8;
+  int64_t maxThreads = bigCode && sh.sh == 1 && sh.sw == 1 ? 512 : 256;
   if (t.threads() <= 64) {
-    maxImages = 256 / t.threads();
+    maxImages = maxThreads / t.threads();
     // One wave, or one at most 4 SMs (3%) short of it: ResNet-50's layer4.1.conv1 at batch
     // 64 (block-k 64, 8 channel blocks) runs 0.097 ms as 128 blocks of 4 images (43 chunks
     // of 48 channels, in the chunk loop) and 0.180 ms as 256 blocks of 2 (docs/tuning-log.md,
     // "Cheap chunk loop").
     minBlocks = kTwoWaves / 2 - kTwoWaves / 64;
-  } else if (t.threads() <= 128 && sh.r * sh.s > 1 && KernelGeometry(sh, t).kBlocks >= 8) {
-    maxImages = 2;
+  } else if (t.threads() <= 128 && bigCode) {
+    maxImages = maxThreads / 128;
   }
   while (t.imagesPerBlock * 2 <= std::min(sh.n, maxImages)) {
     Tiling packed = t;
