@@ -350,9 +350,9 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
   // a group walks kManyChunks or more: ResNet-50's 53 convs with the loop wherever a group
   // has two full chunks ran 5.906 ms at batch 64 against 6.087 straight-line (the 1x1 and
   // strided convs up to 1.5x faster, unstrided 3x3 convs 4-18% slower), at batch 1 1.7%
-  // slower; taking it from 8 chunks a group: 5.89 ms at batch 64, batch 1 unchanged
-  // (docs/tuning-log.md, "Cheap chunk loop"), and layer4.x.conv2 at batch 64 compile in
-  // about 20 s alone instead of 26-36 s.
+  // slower; taking it from 8 chunks a group: 5.906 ms at batch 64 (c6f4c3b), batch 1
+  // unchanged (docs/tuning-log.md, "Cheap chunk loop"), and layer4.x.conv2 at batch 64
+  // compile in about 20 s alone instead of 26-36 s.
   if (t.chunkLoop != 1 && t.chunkLoop != 2) {
     constexpr int64_t kManyChunks = 8;
     KernelGeometry chunks(sh, t);
