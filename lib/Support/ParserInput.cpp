@@ -6,6 +6,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
 
+#include <cstdint>
+#include <limits>
+
 using namespace llvm;
 
 std::unique_ptr<MemoryBuffer>
@@ -72,24 +75,30 @@ static bool isIdentifierChar(char c) {
 }
 
 /// Whether `text[pos]` starts what DenseI64ArrayAttr::parse accepts: `[`, integers separated
-/// by commas, `]`, with whitespace between tokens.
+/// by commas, `]`, with whitespace between tokens. Each integer must fit in an int64_t
+/// (decimal or hex, optionally negative): the parser fails on a wider one ("integer value
+/// too large") and that failure takes the same crashing path.
 static bool isIntegerList(StringRef text, size_t pos) {
   auto skipSpace = [&] {
     while (pos < text.size() && llvm::isSpace(text[pos]))
       ++pos;
   };
   auto integer = [&] {
-    if (pos < text.size() && text[pos] == '-')
+    bool negative = pos < text.size() && text[pos] == '-';
+    if (negative)
       ++pos;
-    size_t start = pos;
     bool hex = text.substr(pos).starts_with("0x");
     if (hex)
       pos += 2;
+    size_t start = pos;
     while (pos < text.size() &&
            (hex ? llvm::isHexDigit(text[pos]) : llvm::isDigit(text[pos])))
       ++pos;
-    return pos > start + (hex ? 2 : 0) &&
-           (pos == text.size() || !isIdentifierChar(text[pos]));
+    uint64_t magnitude;
+    if (pos == start || text.slice(start, pos).getAsInteger(hex ? 16 : 10, magnitude))
+      return false; // no digits, or more than 64 bits
+    uint64_t limit = uint64_t(std::numeric_limits<int64_t>::max()) + (negative ? 1 : 0);
+    return magnitude <= limit && (pos == text.size() || !isIdentifierChar(text[pos]));
   };
   if (pos >= text.size() || text[pos] != '[')
     return false;
@@ -143,7 +152,7 @@ bool spconv::checkParserInput(const MemoryBuffer &buffer, std::string *errorMess
           if (errorMessage)
             *errorMessage = locatedError(
                 buffer, start,
-                "expected a list of integers '[..]' after '" + word +
+                "expected a list of 64-bit integers '[..]' after '" + word +
                     " =' (MLIR 22's parsers of linalg.broadcast, linalg.transpose and "
                     "linalg.reduce crash on anything else)");
           return false;
