@@ -1,18 +1,26 @@
 #!/usr/bin/env bash
 # Fuzz smoke test (scripts/test.sh runs it; docs/reliability.md): builds the libFuzzer
 # targets in their own build directory with clang-22 (only the libraries they link), replays
-# each target's seed corpus and regression inputs, then fuzzes each for a few seconds from
-# its seeds. Any crash, sanitizer report, timeout or out-of-memory fails the script; what
-# libFuzzer found is left under the printed artifact directory.
+# each target's seed corpus and regression inputs, then fuzzes each from its seeds. Any
+# crash, sanitizer report, timeout or out-of-memory fails the script; what libFuzzer found
+# is left under the printed artifact directory.
 #
-#   bash scripts/fuzz-smoke.sh                     # build-fuzz/, 8 s of fuzzing per target
-#   SPCONV_FUZZ_SECONDS=60 bash scripts/fuzz-smoke.sh
+# By default the fuzzing is reproducible: a fixed seed and a fixed number of inputs per
+# target (about 8 s each on the 2-core machine), so a CI run fails only on a change to the
+# code or the committed inputs, never on the luck of a random seed (CI failed that way on
+# 2026-11-25: an 8 s random run found a new upstream parser crash). Exploring is a separate
+# mode: SPCONV_FUZZ_SECONDS runs each target for that long from a random seed.
+#
+#   bash scripts/fuzz-smoke.sh                     # build-fuzz/, seed 1, fixed input counts
+#   SPCONV_FUZZ_SEED=7 bash scripts/fuzz-smoke.sh  # another fixed seed
+#   SPCONV_FUZZ_SECONDS=60 bash scripts/fuzz-smoke.sh   # 60 s per target, random seed
 #   SPCONV_FUZZ_BUILD_DIR=build-asan bash scripts/fuzz-smoke.sh   # reuse a sanitizer build
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 build="${SPCONV_FUZZ_BUILD_DIR:-build-fuzz}"
-seconds="${SPCONV_FUZZ_SECONDS:-8}"
+seconds="${SPCONV_FUZZ_SECONDS:-}"
+seed="${SPCONV_FUZZ_SEED:-1}"
 
 if [ ! -f "$build/build.ninja" ]; then
   # -O1 as upstream's fuzzers: fast enough to fuzz, quicker to build than -O3. No CUDA
@@ -28,10 +36,10 @@ ninja -C "$build" spconv-fuzzers
 
 artifacts="$(mktemp -d /tmp/spconv-fuzz-smoke.XXXXXX)"
 status=0
-# target  dictionary  max input bytes  [more libFuzzer flags]
+# target  dictionary  max input bytes  inputs fuzzed in the reproducible mode  [more flags]
 # onnx-import: libonnx's statics look like leaks, and LeakSanitizer's scan of them takes
 # minutes (fuzz/README.md).
-while read -r target dict maxlen extra; do
+while read -r target dict maxlen runs extra; do
   bin="$build/bin/spconv-$target-fuzzer"
   inputs=("fuzz/$target/corpus")
   [ -d "fuzz/$target/regression" ] && inputs+=("fuzz/$target/regression")
@@ -46,8 +54,14 @@ while read -r target dict maxlen extra; do
     status=1
     continue
   fi
-  echo "fuzz-smoke: $target: fuzzing for ${seconds}s"
-  if ! "$bin" "${flags[@]}" -max_total_time="$seconds" -print_final_stats=1 \
+  if [ -n "$seconds" ]; then
+    mode=(-max_total_time="$seconds")
+    echo "fuzz-smoke: $target: fuzzing for ${seconds}s from a random seed"
+  else
+    mode=(-seed="$seed" -runs="$runs")
+    echo "fuzz-smoke: $target: fuzzing $runs inputs from seed $seed"
+  fi
+  if ! "$bin" "${flags[@]}" "${mode[@]}" -print_final_stats=1 \
        "$artifacts/$target/new" "${inputs[@]}" >"$artifacts/$target/fuzz.log" 2>&1; then
     tail -n 40 "$artifacts/$target/fuzz.log"
     echo "fuzz-smoke: $target: FAILED (reproducer under $artifacts/$target; see fuzz/README.md)"
@@ -57,12 +71,12 @@ while read -r target dict maxlen extra; do
   fuzz_stat() { awk -v key="stat::$1:" '$1 == key { print $2 }' "$artifacts/$target/fuzz.log"; }
   echo "fuzz-smoke: $target: $(fuzz_stat number_of_executed_units) inputs, $(fuzz_stat average_exec_per_sec) exec/s"
 done <<'TARGETS'
-mlir mlir.dict 8192
-translate mlir.dict 8192
-ptx-template ptx.dict 65536
-launch-json json.dict 16384
-template-cache ptx.dict 65536
-onnx-import onnx.dict 32768 -detect_leaks=0
+mlir mlir.dict 8192 8000
+translate mlir.dict 8192 10000
+ptx-template ptx.dict 65536 30000
+launch-json json.dict 16384 80000
+template-cache ptx.dict 65536 8000
+onnx-import onnx.dict 32768 25000 -detect_leaks=0
 TARGETS
 [ "$status" -eq 0 ] && { rm -rf "$artifacts"; echo "fuzz-smoke: all targets passed"; }
 exit "$status"
