@@ -173,6 +173,8 @@ static void recordAssembly(const PtxasReport &report, CompileTimes *times) {
   times->ptxasUnits = report.assembled;
   times->objectCacheHits = report.cacheHits;
   times->ptxasPeakEstimate = report.peakEstimate;
+  times->ptxasProcessSeconds = report.processSeconds;
+  times->ptxasInstructions = report.instructionsAssembled;
 }
 
 /// An assembler error, at the conv of the unit that failed when there is one.

@@ -4,6 +4,8 @@
 #include "spconv/Dialect/Spconv/IR/SpconvOps.h"
 #include "spconv/Target/KernelArtifacts.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace spconv;
 
@@ -118,6 +120,16 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
         {"units_assembled", times->ptxasUnits},
         {"object_cache_hits", times->objectCacheHits},
         {"peak_memory_estimate_mib", int64_t(times->ptxasPeakEstimate >> 20)}};
+    // ptxas's own rate on this compile (a warm compile is bounded by it: every new weight
+    // is new code for ptxas). Only where the units' sizes are known.
+    if (times->ptxasInstructions > 0) {
+      llvm::json::Object &ptxas = *root.getObject("ptxas");
+      ptxas["instructions_assembled"] = times->ptxasInstructions;
+      ptxas["process_seconds"] = std::round(times->ptxasProcessSeconds * 1000) / 1000;
+      if (times->ptxasProcessSeconds > 0)
+        ptxas["instructions_per_process_second"] =
+            int64_t(times->ptxasInstructions / times->ptxasProcessSeconds);
+    }
     // Counted by the PTX-level fold; spconv-compile-kernels reports its own as pass
     // statistics.
     if (options.foldAt == FoldLevel::PTX)

@@ -224,7 +224,9 @@ llvm::Expected<std::string> spconv::assembleModule(StringRef ptx, const PtxasSet
   auto start = Clock::now();
   int rc =
       llvm::sys::ExecuteAndWait(settings.ptxas, args, std::nullopt, redirects, 0, 0, &execError);
-  report.seconds += secondsSince(start);
+  double took = secondsSince(start);
+  report.seconds += took;
+  report.processSeconds += took;
   ++report.assembled;
   if (rc != 0)
     return error(describeFailure("ptxas", rc, execError, logFile));
@@ -372,6 +374,8 @@ bool PtxasPool::State::reap(bool &reaped) {
               cache.storeBytes(objectKey(job, settings, version), *object))
         llvm::errs() << "spconv: warning: object cache: " << *err << "\n";
     ++report.assembled;
+    report.processSeconds += took;
+    report.instructionsAssembled += job.instructions;
     if (took > report.slowestSeconds) {
       report.slowestSeconds = took;
       report.slowestLabel = job.label;

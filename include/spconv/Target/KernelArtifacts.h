@@ -80,6 +80,8 @@ struct CompileTimes {
   int64_t cacheHits = 0, cacheMisses = 0;
   int64_t ptxasUnits = 0, objectCacheHits = 0;
   uint64_t ptxasPeakEstimate = 0;
+  double ptxasProcessSeconds = 0;       // every ptxas process's wall time, summed
+  int64_t ptxasInstructions = 0;        // PTX instructions those processes assembled
 };
 
 /// PTX of `kernels` (a gpu.module with an NVVM target) from gpu-module-to-binary.

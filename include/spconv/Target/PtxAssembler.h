@@ -48,6 +48,11 @@ struct PtxasReport {
   double slowestSeconds = 0;
   std::string slowestLabel;
   uint64_t peakEstimate = 0;    // largest sum of estimates running at once
+  /// Wall seconds of every ptxas process summed (processes overlap with --jobs > 1), and the
+  /// PTX instructions they assembled: their ratio is ptxas's rate, which bounds a compile
+  /// of new weights from below (docs/compile-time.md, "What a warm compile costs").
+  double processSeconds = 0;
+  int64_t instructionsAssembled = 0;
   std::optional<size_t> failedJob; // the job whose ptxas failed, when one did
 };
 
