@@ -47,15 +47,21 @@ FailureOr<std::string> spconv::buildBlockTemplatePTX(MLIRContext *ctx, const Con
   return info.str() + *ptx;
 }
 
-/// Registers a thread may use so that `minBlocksPerSM` blocks of `threads` fit an SM
-/// (sm_90: 64K registers, allocated per whole warp in units of 8 per thread, at most 255).
-/// The same cap ptxas derives for the entry from .minnctapersm: nvlink refuses an entry
-/// that calls a piece allowed more (a 72-thread block is 3 warps: 168, not 224).
+/// Registers a thread may use so that `minBlocksPerSM` blocks of `threads` fit an SM: the
+/// cap ptxas derives for the entry from .maxntid and .minnctapersm, which nvlink enforces on
+/// every function the entry calls. sm_90's 64K registers are four sub-partitions of 16K, the
+/// warps of the resident blocks are spread over them, and a warp's registers come from its
+/// sub-partition, in units of 8 per thread, at most 255: the cap is 16384 / (32 x the warps
+/// on the fullest sub-partition). Checked against ptxas 13.0 for 13 block sizes (e.g. 288
+/// threads x 1 block: 9 warps, 3 on the fullest, 168; the whole-SM division gave 224 and a
+/// piece that took 220 failed to link; 72 threads x 4 blocks: 168).
 static int maxRegistersFor(int64_t threads, int64_t minBlocksPerSM) {
   if (minBlocksPerSM <= 0)
     return 0;
-  int64_t warpThreads = (threads + 31) / 32 * 32;
-  int64_t regs = 65536 / (warpThreads * minBlocksPerSM) / 8 * 8;
+  constexpr int64_t kSubPartitions = 4, kRegistersPerSubPartition = 16384;
+  int64_t warps = (threads + 31) / 32 * minBlocksPerSM;
+  int64_t fullest = (warps + kSubPartitions - 1) / kSubPartitions;
+  int64_t regs = kRegistersPerSubPartition / (fullest * 32) / 8 * 8;
   return int(std::clamp<int64_t>(regs, 16, 255));
 }
 
