@@ -52,9 +52,9 @@ FailureOr<std::string> spconv::buildBlockTemplatePTX(MLIRContext *ctx, const Con
 /// every function the entry calls. sm_90's 64K registers are four sub-partitions of 16K, the
 /// warps of the resident blocks are spread over them, and a warp's registers come from its
 /// sub-partition, in units of 8 per thread, at most 255: the cap is 16384 / (32 x the warps
-/// on the fullest sub-partition). Checked against ptxas 13.0 for 13 block sizes (e.g. 288
-/// threads x 1 block: 9 warps, 3 on the fullest, 168; the whole-SM division gave 224 and a
-/// piece that took 220 failed to link; 72 threads x 4 blocks: 168).
+/// on the fullest sub-partition). Checked against ptxas 13.0 for 13 block sizes by
+/// bench/ptxas/register_cap.py: e.g. 288 threads x 1 block are 9 warps, 3 on the fullest,
+/// so 168; the whole-SM division gave 224 and a piece that took 220 failed to link.
 static int maxRegistersFor(int64_t threads, int64_t minBlocksPerSM) {
   if (minBlocksPerSM <= 0)
     return 0;

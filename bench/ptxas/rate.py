@@ -9,8 +9,8 @@ have), assembles it as spconv-translate does (`ptxas -c -arch=CHIP -O3`), and pr
 rate, median of --repeat runs, one process at a time. docs/compile-time.md uses it for the
 lower bound on a warm (re-pruned) compile.
 
-    python3 bench/ptxas_rate.py                       # 2000 8000 16000 FMAs at -O3
-    python3 bench/ptxas_rate.py --fmas 2000 --opt 0   # ptxas -O0
+    python3 bench/ptxas/rate.py                       # 2000 8000 16000 FMAs at -O3
+    python3 bench/ptxas/rate.py --fmas 2000 --opt 0   # ptxas -O0
 """
 import argparse
 import json
