@@ -261,6 +261,8 @@ struct PtxasPool::State {
   // Jobs never move once added (the thread reads one while the producer adds others).
   std::vector<std::unique_ptr<PtxasJob>> jobs;
   std::vector<size_t> queued;
+  /// PTX instructions of the units queued or running, for the progress line.
+  int64_t pendingInstructions = 0;
   std::vector<std::string> objects;
   size_t done = 0;
   bool closed = false, abort = false;
@@ -383,17 +385,22 @@ bool PtxasPool::State::reap(bool &reaped) {
     inUse -= r.estimate;
     std::string().swap(job.ptx); // assembled: its text is in the program already
     size_t finished, total;
+    int64_t pending;
     {
       std::lock_guard<std::mutex> guard(mutex);
       objects[r.job] = std::move(*object);
       finished = ++done;
       total = jobs.size();
+      pending = pendingInstructions -= job.instructions;
     }
+    // What is left, and the rate so far, so a user can tell how long the rest will take
+    // (the producer may still queue more; docs/compile-time.md, "What a warm compile costs").
     if (settings.progress)
-      llvm::errs() << llvm::formatv("spconv: ptxas {0}/{1} units queued, {2:f1} s; slowest: "
-                                    "{3} ({4:f1} s)\n",
-                                    finished, total, secondsSince(start), report.slowestLabel,
-                                    report.slowestSeconds);
+      llvm::errs() << llvm::formatv(
+          "spconv: ptxas {0}/{1} units queued, {2:f1} s; slowest: {3} ({4:f1} s); {5} PTX "
+          "instructions left, {6} a second per ptxas process so far\n",
+          finished, total, secondsSince(start), report.slowestLabel, report.slowestSeconds,
+          pending, int64_t(report.instructionsAssembled / std::max(report.processSeconds, 1e-3)));
     running.erase(running.begin() + i);
   }
   return true;
@@ -472,6 +479,7 @@ llvm::Error PtxasPool::add(PtxasJob job) {
     return llvm::Error::success();
   }
   s.queued.push_back(s.jobs.size() - 1);
+  s.pendingInstructions += s.jobs.back()->instructions;
   s.objects.emplace_back();
   s.wake.notify_all();
   return llvm::Error::success();
