@@ -50,6 +50,7 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
       return a ? toJson(a.asArrayRef()) : llvm::json::Array();
     };
     auto shared = launch.getAs<IntegerAttr>("shared_bytes");
+    auto minBlocks = launch.getAs<IntegerAttr>("min_blocks_per_sm");
     kernels.push_back(llvm::json::Object{
         {"entry", kernel.getLeafReference().getValue().str()},
         {"source_location", loc},
@@ -96,7 +97,9 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
                                       {"split_c", std::max<int64_t>(1, t.splitC)},
                                       {"chunk_loop", t.chunkLoop == 2},
                                       {"images_per_block",
-                                       std::max<int64_t>(1, t.imagesPerBlock)}}},
+                                       std::max<int64_t>(1, t.imagesPerBlock)},
+                                      {"min_blocks_per_sm",
+                                       minBlocks ? minBlocks.getInt() : 0}}},
     });
     return WalkResult::advance();
   });

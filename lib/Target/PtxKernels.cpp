@@ -301,6 +301,9 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
         if (tryLoop)
           continue;
       }
+      if (std::string why = invalidMinBlocksRequest(tiling, options.minBlocksPerSM);
+          !why.empty())
+        return op.emitError(why);
       int64_t minBlocks = minBlocksPerSMFor(tiling, options.minBlocksPerSM);
       std::vector<PtxUnit> units =
           shared ? tmpl.assembleShared(name, blockRegions, options.codeBudget,
@@ -330,7 +333,7 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
       Builder b(ctx);
       op->setAttr(kKernelAttr, SymbolRefAttr::get(StringAttr::get(ctx, kKernelModuleName),
                                                   {FlatSymbolRefAttr::get(ctx, name)}));
-      op->setAttr(kLaunchAttr, makeLaunchAttr(ctx, shape, tiling));
+      op->setAttr(kLaunchAttr, makeLaunchAttr(ctx, shape, tiling, minBlocks));
       op->setAttr("spconv.fmas_kept", b.getI64IntegerAttr(counts.kept));
       op->setAttr("spconv.fmas_deleted", b.getI64IntegerAttr(counts.deleted));
       op->setAttr("spconv.dead_loads_dropped", b.getI64IntegerAttr(counts.deadLoads));

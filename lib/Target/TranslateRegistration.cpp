@@ -82,8 +82,11 @@ struct TranslateFlags {
       llvm::cl::init("0")};
   llvm::cl::OptionCategory tilingCat{"spconv tiling (0 = heuristic, docs/design.md)"};
   llvm::cl::opt<int64_t> minBlocksPerSM{
-      "min-blocks-per-sm", llvm::cl::desc("Blocks per SM ptxas must fit (0 = no cap)"),
-      llvm::cl::init(4), llvm::cl::cat(tilingCat)};
+      "min-blocks-per-sm",
+      llvm::cl::desc("Blocks per SM ptxas must fit, which caps registers per thread (0 = "
+                     "heuristic: 128 registers, -1 = no cap; at most 2048 threads and 32 "
+                     "blocks)"),
+      llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::opt<int64_t> blockK{"block-k", llvm::cl::desc("Output channels per thread"),
                                 llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::opt<int64_t> outputsPerThread{

@@ -139,6 +139,10 @@ struct SpconvCompileKernelsPass
       // Without a cap ptxas hoists loads into 255 registers per thread: 2 warps per
       // scheduler, which cannot hide shared-memory latency (ncu on vgg-conv3: 83% of cycles
       // with no eligible warp). Set on the copy, so it is not part of the template key.
+      if (std::string why = invalidMinBlocksRequest(tiling, minBlocksPerSM); !why.empty()) {
+        op.emitError(why);
+        return signalPassFailure();
+      }
       if (int64_t minBlocks = minBlocksPerSMFor(tiling, minBlocksPerSM); minBlocks > 0)
         kernel->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                         IntegerAttr::get(IntegerType::get(ctx, 32), minBlocks));
@@ -152,7 +156,8 @@ struct SpconvCompileKernelsPass
 
       op->setAttr(kKernelAttr, SymbolRefAttr::get(kernels.getSymNameAttr(),
                                                   {FlatSymbolRefAttr::get(ctx, name)}));
-      op->setAttr(kLaunchAttr, makeLaunchAttr(ctx, shape, tiling));
+      op->setAttr(kLaunchAttr,
+                  makeLaunchAttr(ctx, shape, tiling, minBlocksPerSMFor(tiling, minBlocksPerSM)));
     }
   }
 };

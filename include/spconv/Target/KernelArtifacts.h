@@ -37,7 +37,7 @@ struct ArtifactOptions {
   /// "ptxas fast-compile"); needs ptxasOptLevel "3".
   std::string ptxasFastCompile = "0";
   int llvmOptLevel = 3;      // LLVM -O level of the NVVM target (opt pipeline + NVPTX)
-  int64_t minBlocksPerSM = 4;  // see spconv-compile-kernels
+  int64_t minBlocksPerSM = 0;  // 0 = heuristic, -1 = no cap; see minBlocksPerSMFor
   Tiling tiling;               // overrides; 0 fields = heuristic (see chooseTiling)
   /// PTX instructions one ptxas run may assemble: a kernel over it is split into pieces
   /// (docs/design.md, "Code-size budget").

@@ -111,9 +111,9 @@ def SpconvCompileKernels : Pass<"spconv-compile-kernels", "::mlir::ModuleOp"> {
     Option<"chip", "chip", "std::string", "\"sm_90\"", "Target SM (e.g. sm_90)">,
     Option<"optLevel", "opt-level", "int", "3",
            "LLVM optimisation level of the NVVM target attached to the kernels (0-3)">,
-    Option<"minBlocksPerSM", "min-blocks-per-sm", "int64_t", "4",
+    Option<"minBlocksPerSM", "min-blocks-per-sm", "int64_t", "0",
            "Blocks per SM ptxas must fit (nvvm.minctasm: caps registers per thread so that "
-           "enough warps hide shared-memory latency; 0 = no cap)">,
+           "enough warps hide latency; 0 = heuristic, -1 = no cap)">,
     Option<"cacheDir", "cache-dir", "std::string", "\"\"",
            "Template cache directory ('' = default, 'none' = no disk cache)">,
     Option<"strictIEEE", "strict-ieee", "bool", "false",

@@ -245,6 +245,19 @@ std::string spconv::invalidTilingRequest(const Tiling &requested) {
   return "";
 }
 
+std::string spconv::invalidMinBlocksRequest(const Tiling &tiling, int64_t requested) {
+  int64_t threads = tiling.blockThreads();
+  if (requested > kMaxBlocksPerSM)
+    return "min-blocks-per-sm " + std::to_string(requested) + " exceeds the " +
+           std::to_string(kMaxBlocksPerSM) + " blocks an SM holds";
+  if (requested > 0 && requested * threads > kMaxThreadsPerSM)
+    return "min-blocks-per-sm " + std::to_string(requested) + " blocks of " +
+           std::to_string(threads) + " threads exceed the " + std::to_string(kMaxThreadsPerSM) +
+           " threads an SM holds (at most " + std::to_string(kMaxThreadsPerSM / threads) +
+           " for this tiling)";
+  return "";
+}
+
 Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
   const Tiling requested = t;
   // Packed images and split chunks exclude each other; an explicit packing wins over the

@@ -8,7 +8,7 @@ using namespace mlir;
 using namespace spconv;
 
 DictionaryAttr spconv::makeLaunchAttr(MLIRContext *ctx, const ConvShape &shape,
-                                      const Tiling &tiling) {
+                                      const Tiling &tiling, int64_t minBlocksPerSM) {
   Builder b(ctx);
   KernelGeometry g(shape, tiling);
   auto tilingAttr = b.getDictionaryAttr({
@@ -21,12 +21,16 @@ DictionaryAttr spconv::makeLaunchAttr(MLIRContext *ctx, const ConvShape &shape,
       b.getNamedAttr("chunk_loop", b.getI64IntegerAttr(tiling.chunkLoop)),
       b.getNamedAttr("images_per_block", b.getI64IntegerAttr(g.imagesPerBlock)),
   });
-  return b.getDictionaryAttr({
+  SmallVector<NamedAttribute> entries{
       b.getNamedAttr("grid", b.getDenseI64ArrayAttr({g.grid[0], g.grid[1], g.grid[2]})),
       b.getNamedAttr("block", b.getDenseI64ArrayAttr({g.block[0], g.block[1], g.block[2]})),
       b.getNamedAttr("shared_bytes", b.getI64IntegerAttr(g.blockSharedFloats * 4)),
       b.getNamedAttr("tiling", tilingAttr),
-  });
+  };
+  if (minBlocksPerSM > 0)
+    entries.push_back(
+        b.getNamedAttr("min_blocks_per_sm", b.getI64IntegerAttr(minBlocksPerSM)));
+  return b.getDictionaryAttr(entries);
 }
 
 Tiling spconv::tilingFromLaunchAttr(DictionaryAttr launch) {

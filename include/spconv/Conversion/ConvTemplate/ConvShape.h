@@ -122,14 +122,20 @@ Tiling chooseTiling(const ConvShape &shape, Tiling requested);
 /// Why the passes must refuse `requested` (empty when they need not): a field with no
 /// meaning, such as a chunk-loop other than 0, 1 or 2.
 std::string invalidTilingRequest(const Tiling &requested);
-/// The blocks per SM to ask ptxas for (`.minnctapersm`): `requested` (0: no cap), fewer for
-/// blocks of more than 128 threads (split chunks), so that the register cap it implies,
-/// 65536 / (threads x blocks), stays 128 per thread.
+/// What one SM of the targets (sm_80, sm_90) holds: resident threads and blocks.
+constexpr int64_t kMaxThreadsPerSM = 2048, kMaxBlocksPerSM = 32;
+/// The blocks per SM ptxas is asked to fit (`.minnctapersm`), which caps the registers per
+/// thread (docs/design.md, "Tiling heuristic"). `requested` > 0: that many (see
+/// invalidMinBlocksRequest); < 0: no cap (ptxas may take 255 registers: 2 warps per
+/// scheduler); 0: the heuristic, 4 blocks of up to 128 threads and fewer of larger blocks
+/// (split chunks, packed images), so that the cap stays 128 registers per thread.
 inline int64_t minBlocksPerSMFor(const Tiling &tiling, int64_t requested) {
-  if (requested <= 0)
-    return requested;
-  return std::min(requested, std::max<int64_t>(1, 512 / tiling.blockThreads()));
+  if (requested != 0)
+    return std::max<int64_t>(0, requested);
+  return std::min<int64_t>(4, std::max<int64_t>(1, 512 / tiling.blockThreads()));
 }
+/// Why `requested` blocks of `tiling`'s size cannot share an SM (empty when they can).
+std::string invalidMinBlocksRequest(const Tiling &tiling, int64_t requested);
 
 /// Sets `tiling.splitC` (kept when given and workable, else chosen) and shrinks chunkC so
 /// that every group's tile fits; part of chooseTiling.

@@ -32,8 +32,10 @@ constexpr llvm::StringLiteral kBlockTemplateAttr = "spconv.block_template";
 /// Name of the gpu.module that holds every kernel of a module.
 constexpr llvm::StringLiteral kKernelModuleName = "spconv_kernels";
 
+/// The conv's launch attribute: grid, block, shared bytes, tiling, and the blocks per SM
+/// ptxas was asked to fit (`min_blocks_per_sm`, when `minBlocksPerSM` > 0).
 mlir::DictionaryAttr makeLaunchAttr(mlir::MLIRContext *ctx, const ConvShape &shape,
-                                    const Tiling &tiling);
+                                    const Tiling &tiling, int64_t minBlocksPerSM = 0);
 /// Records that `kernel` in `symbolTable` computes `op`, whose weights it must get folded.
 void addWeightsEntry(mlir::Operation *symbolTable, llvm::StringRef kernel, Conv2DOp op);
 /// The convs under `root` that no lowering has tagged with a kernel yet, in walk order.
