@@ -223,6 +223,31 @@ static void chooseImagesPerBlock(const ConvShape &sh, const Tiling &requested, T
   }
 }
 
+/// Registers for warps (Tiling::minBlocksPerSM). Unstrided 3x3 convs over 128+ input
+/// channels at block-k 64 in straight-line chunks are bound by instruction fetch: 64
+/// accumulators take the 128-register cap, so 16 warps per SM, 4 per scheduler, each waiting
+/// on its own stream of code (vgg-conv3 at batch 64: 9.8 no-instruction cycles per issue,
+/// issue rate 0.26). Half the channels per block, in 64 registers at 8 blocks per SM, gives
+/// each scheduler 8 warps: 1.03-1.46x faster on every such shape measured (C = 128-192, 28x28
+/// to 112x112, K = 64-256, batch 64; vgg-conv3 1.21x: issue 0.40), although the shared loads
+/// per FMA double. Not taken elsewhere: over 64 input channels (vgg-conv1_2, alexnet-conv2)
+/// or 1x1 (memory-bound) the second channel block's extra staging lost 8-30%, and in the
+/// chunk loop (C >= 256) the exposed staging latency lost 30-50% (docs/tuning-log.md,
+/// "Occupancy").
+static void chooseOccupancy(const ConvShape &sh, const Tiling &requested, Tiling &t) {
+  bool heuristic = requested.blockK <= 0 && requested.imagesPerBlock <= 0 &&
+                   requested.splitC <= 0 && requested.chunkLoop <= 0 &&
+                   requested.outputsPerThread <= 0;
+  bool unstrided3x3 = sh.r == 3 && sh.s == 3 && sh.sh == 1 && sh.sw == 1 && sh.dh == 1 &&
+                      sh.dw == 1 && sh.groups == 1;
+  if (heuristic && unstrided3x3 && sh.c >= 128 && t.blockK == 64 && t.imagesPerBlock == 1 &&
+      t.splitC == 1 && t.chunkLoop == 1 && t.outputsPerThread == 1 &&
+      t.blockThreads() == 128) {
+    t.blockK = 32;
+    t.minBlocksPerSM = 8;
+  }
+}
+
 // The heuristic (docs/design.md, "Tiling heuristic"):
 //  - a warp spans consecutive output columns so global stores coalesce and shared loads hit
 //    distinct banks (threads of a warp read consecutive words at stride 1);
@@ -373,5 +398,6 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
     bool fourGroups = chunks.splitC == 4 && t.blockK <= 16 && perGroup >= 2;
     t.chunkLoop = fourGroups || perGroup >= kManyChunks ? 2 : 1;
   }
+  chooseOccupancy(sh, requested, t);
   return t;
 }

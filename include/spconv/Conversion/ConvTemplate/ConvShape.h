@@ -65,6 +65,10 @@ struct Tiling {
   // large batches (ResNet-50's 7x7 layers at N = 64: 64-thread blocks) were bound by
   // instruction fetch. 1 = one image per block; only without split chunks.
   int64_t imagesPerBlock = 0;
+  // Blocks per SM ptxas is asked to fit (.minnctapersm), when the heuristic wants more than
+  // minBlocksPerSMFor's default: fewer registers per thread, more warps (docs/design.md,
+  // "Occupancy"). 0 = the default. Only ptxas sees it: not part of the template key.
+  int64_t minBlocksPerSM = 0;
 
   /// Threads of one group: a tile of tileP x threadsQ.
   int64_t threads() const { return tileP * threadsQ; }
@@ -127,11 +131,14 @@ constexpr int64_t kMaxThreadsPerSM = 2048, kMaxBlocksPerSM = 32;
 /// The blocks per SM ptxas is asked to fit (`.minnctapersm`), which caps the registers per
 /// thread (docs/design.md, "Tiling heuristic"). `requested` > 0: that many (see
 /// invalidMinBlocksRequest); < 0: no cap (ptxas may take 255 registers: 2 warps per
-/// scheduler); 0: the heuristic, 4 blocks of up to 128 threads and fewer of larger blocks
-/// (split chunks, packed images), so that the cap stays 128 registers per thread.
+/// scheduler); 0: the heuristic, `tiling.minBlocksPerSM` where chooseTiling set it, else 4
+/// blocks of up to 128 threads and fewer of larger blocks (split chunks, packed images), so
+/// that the cap stays 128 registers per thread.
 inline int64_t minBlocksPerSMFor(const Tiling &tiling, int64_t requested) {
   if (requested != 0)
     return std::max<int64_t>(0, requested);
+  if (tiling.minBlocksPerSM > 0)
+    return tiling.minBlocksPerSM;
   return std::min<int64_t>(4, std::max<int64_t>(1, 512 / tiling.blockThreads()));
 }
 /// Why `requested` blocks of `tiling`'s size cannot share an SM (empty when they can).
