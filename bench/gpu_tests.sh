@@ -6,7 +6,8 @@
 # at sparsities 0, 0.5, 0.9 and 1.0, cases with several channel blocks (the last one
 # partial), several staged chunks (staging shared by the blocks, and not; in a chunk loop, the
 # heuristic's, and straight-line), chunks split over warp groups (--split-c), images packed
-# into a block (--images-per-block, the last block partial), folded in PTX
+# into a block (--images-per-block, the last block partial), the occupancy rule's block-k 32
+# at 8 blocks per SM (occupancy-*: the heuristic's, over the block budget when dense), folded in PTX
 # (one from NVPTX at -O0) and in LLVM IR, each verified on the GPU against cuDNN FP32.
 # test/GPU/shapes.test runs a few of them through lit where a machine has both MLIR and a
 # GPU; the project's GPU machine has no MLIR, so there the cases are compiled here first
@@ -79,6 +80,8 @@ shapes=(
   "images2-llvm|--shape 5,40,7,7,24,3,3 --pad 1,1,1,1 --bias --relu|--images-per-block=2 --block-k=8 --fold-at=llvm"
   "images2-groups|--shape 3,16,10,10,16,3,3 --groups 4 --pad 1,1,1,1|--images-per-block=2"
   "images-heuristic|--shape 600,4,5,5,8,1,1 --bias"
+  "occupancy-heuristic|--shape 33,128,16,32,128,3,3 --pad 1,1,1,1 --bias --relu"
+  "occupancy-llvm|--shape 66,128,16,32,64,3,3 --pad 1,1,1,1 --bias|--fold-at=llvm"
 )
 sparsities=(0 0.5 0.9 1.0)
 if [ -n "${SPCONV_GPU_TESTS_ONLY:-}" ]; then
