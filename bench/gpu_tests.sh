@@ -7,7 +7,8 @@
 # partial), several staged chunks (staging shared by the blocks, and not; in a chunk loop, the
 # heuristic's, and straight-line), chunks split over warp groups (--split-c), images packed
 # into a block (--images-per-block, the last block partial), the occupancy rule's block-k 32
-# at 8 blocks per SM (occupancy-*: the heuristic's, over the block budget when dense), folded in PTX
+# at 8 blocks per SM (occupancy-*: the heuristic's, over the block budget when dense), the
+# channel-block-major grid (order-major-*: --block-order=2), folded in PTX
 # (one from NVPTX at -O0) and in LLVM IR, each verified on the GPU against cuDNN FP32.
 # test/GPU/shapes.test runs a few of them through lit where a machine has both MLIR and a
 # GPU; the project's GPU machine has no MLIR, so there the cases are compiled here first
@@ -82,6 +83,11 @@ shapes=(
   "images-heuristic|--shape 600,4,5,5,8,1,1 --bias"
   "occupancy-heuristic|--shape 33,128,16,32,128,3,3 --pad 1,1,1,1 --bias --relu"
   "occupancy-llvm|--shape 66,128,16,32,64,3,3 --pad 1,1,1,1 --bias|--fold-at=llvm"
+  "order-major|--shape 3,24,10,12,20,3,3 --pad 1,1,1,1 --bias --relu|--block-order=2 --block-k=8"
+  "order-major-pieces|--shape 3,24,10,12,20,3,3 --pad 1,1,1,1 --bias|--block-order=2 --block-k=4 --code-budget=400 --share-staging=false"
+  "order-major-images|--shape 5,40,7,7,24,3,3 --pad 1,1,1,1 --bias --relu|--block-order=2 --images-per-block=2 --block-k=8"
+  "order-major-split|--shape 1,64,14,14,24,3,3 --pad 1,1,1,1 --bias --relu|--block-order=2 --block-k=8 --split-c=2"
+  "order-major-llvm|--shape 3,24,10,12,20,3,3 --pad 1,1,1,1 --bias --relu|--block-order=2 --block-k=8 --fold-at=llvm"
 )
 sparsities=(0 0.5 0.9 1.0)
 if [ -n "${SPCONV_GPU_TESTS_ONLY:-}" ]; then

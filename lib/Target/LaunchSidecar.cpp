@@ -98,6 +98,7 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
                                       {"chunk_loop", t.chunkLoop == 2},
                                       {"images_per_block",
                                        std::max<int64_t>(1, t.imagesPerBlock)},
+                                      {"channel_block_major", t.channelBlockMajor()},
                                       {"min_blocks_per_sm",
                                        minBlocks ? minBlocks.getInt() : 0}}},
     });

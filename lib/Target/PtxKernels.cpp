@@ -44,6 +44,7 @@ FailureOr<std::string> spconv::buildBlockTemplatePTX(MLIRContext *ctx, const Con
   // What the placeholders number, so that stamping checks it is given matching weights.
   BlockTemplateInfo info{shape.k, tiling.blockK, shape.cpg() * shape.r * shape.s,
                          shape.hasBias};
+  info.channelBlockDim = tiling.channelBlockMajor() ? 2 : 1;
   return info.str() + *ptx;
 }
 
@@ -177,6 +178,8 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
   SmallVector<Conv2DOp> convs = collectUncompiledConvs(module);
   if (convs.empty())
     return module.emitError("no spconv.conv2d to compile");
+  if (std::string why = invalidTilingRequest(options.tiling); !why.empty())
+    return module.emitError(why);
 
   TemplateCache cache(TemplateCache::resolveDir(options.cacheDir), "ptx");
   llvm::StringMap<std::unique_ptr<PtxBlockTemplate>> templates;

@@ -112,6 +112,12 @@ struct TranslateFlags {
                      "of filters over 1x1 with 8+ channel blocks 2 images; 1 = one image; "
                      "not with split-c > 1)"),
       llvm::cl::init(0), llvm::cl::cat(tilingCat)};
+  llvm::cl::opt<int64_t> blockOrder{
+      "block-order",
+      llvm::cl::desc("Grid order (0 = heuristic: 1; 1 = (tiles, channel blocks, images); 2 = "
+                     "(tiles, images, channel blocks): each wave runs fewer channel blocks' "
+                     "code, docs/design.md \"Instruction fetch\")"),
+      llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::OptionCategory budgetCat{"spconv compile budgets (docs/design.md, \"Code-size budget\")"};
   llvm::cl::opt<int64_t> codeBudget{
       "code-budget",
@@ -159,7 +165,7 @@ struct TranslateFlags {
     o.ptxasFastCompile = ptxasFastCompile;
     o.minBlocksPerSM = minBlocksPerSM;
     o.tiling = Tiling{blockK, outputsPerThread, tileP,    threadsQ,
-                      chunkC, splitC,           chunkLoop, imagesPerBlock};
+                      chunkC, splitC,           chunkLoop, imagesPerBlock, blockOrder};
     o.codeBudget = codeBudget;
     o.blockCodeBudget = blockCodeBudget;
     o.shareStaging = shareStaging;

@@ -35,10 +35,15 @@ def check_kernel(k):
         raise SidecarError("%s: input shape does not match conv" % k["entry"])
     if params[1]["shape"] != [c["N"], c["K"], c["P"], c["Q"]]:
         raise SidecarError("%s: output shape does not match conv" % k["entry"])
-    # grid.z runs over the batch, images_per_block images per block (1 when absent).
-    images = k.get("tiling", {}).get("images_per_block", 1)
-    if not isinstance(images, int) or images < 1 or grid[2] != -(-c["N"] // images):
-        raise SidecarError("%s: grid.z must be the batch over images_per_block" % k["entry"])
+    # grid.z runs over the batch, images_per_block images per block (1 when absent); grid.y
+    # does with a channel-block-major grid (tiling.channel_block_major).
+    tiling = k.get("tiling", {})
+    images = tiling.get("images_per_block", 1)
+    major = tiling.get("channel_block_major", False)
+    axis, name = (1, "grid.y") if major is True else (2, "grid.z")
+    if major not in (True, False) or not isinstance(images, int) or images < 1 or \
+            grid[axis] != -(-c["N"] // images):
+        raise SidecarError("%s: %s must be the batch over images_per_block" % (k["entry"], name))
     return k
 
 

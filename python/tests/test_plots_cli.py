@@ -72,6 +72,25 @@ def test_check_sidecar_images_per_block():
             launch.check_kernel(k)
 
 
+def test_check_sidecar_channel_block_major():
+    # A channel-block-major grid (tiling.channel_block_major) runs the batch along grid.y.
+    from conftest import fake_kernel
+    from spconv import launch
+    from spconv.mlir import ConvSpec
+    import numpy as np
+    s = ConvSpec("c", np.ones((4, 3, 3, 3), np.float32), (5, 3, 8, 8))
+    k = fake_kernel(0, s)
+    k["tiling"] = {"images_per_block": 2, "channel_block_major": True}
+    k["grid"][1], k["grid"][2] = 3, 1
+    launch.check_kernel(k)
+    k["grid"][1], k["grid"][2] = 1, 3
+    with pytest.raises(launch.SidecarError, match="grid.y"):
+        launch.check_kernel(k)
+    k["tiling"]["channel_block_major"] = "yes"
+    with pytest.raises(launch.SidecarError, match="grid"):
+        launch.check_kernel(k)
+
+
 def test_cli_usage_errors(tmp_path):
     r = run_cli("compile-onnx", "m.onnx", "-o", str(tmp_path / "p"), "--input-shape", "x:1x2")
     assert r.returncode == 2 and "NAME:NxCxHxW" in r.stderr

@@ -103,6 +103,11 @@ static cl::opt<int64_t> imagesPerBlock(
     "images-per-block",
     cl::desc("convert-spconv-to-cpu images-per-block (0 = heuristic, 1 = one image)"),
     cl::init(0), cl::cat(checkCategory));
+static cl::opt<int64_t> blockOrder(
+    "block-order",
+    cl::desc("convert-spconv-to-cpu block-order (0 = heuristic, 1 = (tiles, channel blocks, "
+             "images), 2 = (tiles, images, channel blocks))"),
+    cl::init(0), cl::cat(checkCategory));
 static cl::opt<std::string> affinePipeline(
     "affine-pipeline",
     cl::desc("Leave the template's FMAs as affine nests (convert-spconv-to-cpu unroll=false), "
@@ -272,7 +277,7 @@ int main(int argc, char **argv) {
       "spconv-fold-weights and the JIT, and compare with a double-precision reference\n");
 
   for (auto *opt : {&blockK, &outputsPerThread, &tileP, &threadsQ, &chunkC, &splitC, &chunkLoop,
-                    &imagesPerBlock})
+                    &imagesPerBlock, &blockOrder})
     if (*opt < 0) {
       llvm::errs() << "spconv-cpu-check: error: --" << opt->ArgStr
                    << " must be >= 0 (0 = heuristic), got " << *opt << "\n";
@@ -336,6 +341,7 @@ int main(int argc, char **argv) {
     options.splitC = splitC;
     options.chunkLoop = chunkLoop;
     options.imagesPerBlock = imagesPerBlock;
+    options.blockOrder = blockOrder;
     options.unroll = affinePipeline.empty();
     pm.addPass(createConvertSpconvToCPU(options));
     if (!affinePipeline.empty()) {

@@ -20,7 +20,9 @@ defvar SpconvTilingOptions = [
   Option<"chunkLoop", "chunk-loop", "int64_t", "0",
          "How a group walks its chunks (0 = heuristic: a loop for 4 warp groups at block-k <= 16 with 2+ chunks each or any group with 8+ chunks, 1 = straight-line, 2 = loop)">,
   Option<"imagesPerBlock", "images-per-block", "int64_t", "0",
-         "Images a thread block computes side by side, in lock-step (0 = heuristic: blocks of <= 2 warps pack up to 256 threads, 4-warp blocks of filters over 1x1 with 8+ channel blocks 2 images; 1 = one image; not with split-c > 1)">
+         "Images a thread block computes side by side, in lock-step (0 = heuristic: blocks of <= 2 warps pack up to 256 threads, 4-warp blocks of filters over 1x1 with 8+ channel blocks 2 images; 1 = one image; not with split-c > 1)">,
+  Option<"blockOrder", "block-order", "int64_t", "0",
+         "Grid order (0 = heuristic: 1; 1 = (tiles, channel blocks, images); 2 = (tiles, images, channel blocks): each wave runs fewer channel blocks' code, docs/design.md \"Instruction fetch\")">
 ];
 
 def ConvertSpconvToAffine : Pass<"convert-spconv-to-affine", "::mlir::ModuleOp"> {

@@ -50,8 +50,16 @@ struct PtxFoldCounts {
 struct BlockTemplateInfo {
   int64_t k = 0, blockK = 0, weightsPerChannel = 0;
   bool hasBias = false;
-  /// "// spconv block template: k=.. block_k=.. weights_per_channel=.. bias=0|1\n"
+  /// The grid dimension that numbers channel blocks: 1 (%ctaid.y) or 2 (%ctaid.z, the
+  /// channel-block-major grid, Tiling::blockOrder 2).
+  int64_t channelBlockDim = 1;
+  /// "// spconv block template: k=.. block_k=.. weights_per_channel=.. bias=0|1
+  /// [channel_block_dim=2]\n"
   std::string str() const;
+  /// The special register holding the channel block: "%ctaid.y" or "%ctaid.z".
+  const char *channelBlockRegister() const {
+    return channelBlockDim == 2 ? "%ctaid.z" : "%ctaid.y";
+  }
 };
 
 /// One piece of PTX that ptxas can assemble on its own (`ptxas -c`) and nvlink can link with
@@ -173,6 +181,10 @@ private:
   std::vector<Line> body;
   std::vector<uint32_t> defCount; // definitions of each %r register in the body
   std::optional<BlockTemplateInfo> info;
+  /// The register the stamped code dispatches on: the info line's, else %ctaid.y.
+  const char *channelBlockRegister() const {
+    return info ? info->channelBlockRegister() : "%ctaid.y";
+  }
   int64_t maxWeightIndex = -1, maxBiasIndex = -1;
   /// A chunk's FMAs: body lines [first, last), straight-line, between the barrier after the
   /// chunk's staging and the template's end-of-chunk marker; `liveOut`, the %r registers it

@@ -63,7 +63,8 @@ std::string Tiling::str() const {
              .str() +
          (splitC > 1 ? "sc" + std::to_string(splitC) : std::string()) +
          (chunkLoop == 2 ? "cl" : "") +
-         (imagesPerBlock > 1 ? "ib" + std::to_string(imagesPerBlock) : std::string());
+         (imagesPerBlock > 1 ? "ib" + std::to_string(imagesPerBlock) : std::string()) +
+         (blockOrder == 2 ? "cbm" : "");
 }
 
 static constexpr int64_t kMaxLoadsPerRegion = 256;
@@ -102,8 +103,9 @@ KernelGeometry::KernelGeometry(const ConvShape &sh, const Tiling &t) {
   int64_t partials = (splitC - 1) * threads * t.blockK * t.outputsPerThread;
   blockSharedFloats = std::max(sharedFloats * splitC * imagesPerBlock, partials);
   grid[0] = tilesP * tilesQ;
-  grid[1] = kBlocks;
-  grid[2] = ceilDiv(sh.n, imagesPerBlock);
+  imageGroups = ceilDiv(sh.n, imagesPerBlock);
+  grid[1] = t.channelBlockMajor() ? imageGroups : kBlocks;
+  grid[2] = t.channelBlockMajor() ? kBlocks : imageGroups;
   block[0] = t.blockThreads();
   block[1] = block[2] = 1;
 }
@@ -267,6 +269,8 @@ std::string spconv::invalidTilingRequest(const Tiling &requested) {
            std::to_string(requested.imagesPerBlock);
   if (requested.imagesPerBlock > 1 && requested.splitC > 1)
     return "images-per-block > 1 and split-c > 1 cannot be combined";
+  if (requested.blockOrder < 0 || requested.blockOrder > 2)
+    return "block-order must be 0, 1 or 2, got " + std::to_string(requested.blockOrder);
   return "";
 }
 
@@ -399,5 +403,7 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
     t.chunkLoop = fourGroups || perGroup >= kManyChunks ? 2 : 1;
   }
   chooseOccupancy(sh, requested, t);
+  if (t.blockOrder != 2)
+    t.blockOrder = 1;
   return t;
 }

@@ -20,6 +20,7 @@ DictionaryAttr spconv::makeLaunchAttr(MLIRContext *ctx, const ConvShape &shape,
       b.getNamedAttr("split_c", b.getI64IntegerAttr(g.splitC)),
       b.getNamedAttr("chunk_loop", b.getI64IntegerAttr(tiling.chunkLoop)),
       b.getNamedAttr("images_per_block", b.getI64IntegerAttr(g.imagesPerBlock)),
+      b.getNamedAttr("block_order", b.getI64IntegerAttr(std::max<int64_t>(1, tiling.blockOrder))),
   });
   SmallVector<NamedAttribute> entries{
       b.getNamedAttr("grid", b.getDenseI64ArrayAttr({g.grid[0], g.grid[1], g.grid[2]})),
@@ -50,6 +51,7 @@ Tiling spconv::tilingFromLaunchAttr(DictionaryAttr launch) {
   t.splitC = get("split_c");
   t.chunkLoop = get("chunk_loop");
   t.imagesPerBlock = get("images_per_block");
+  t.blockOrder = get("block_order");
   return t;
 }
 

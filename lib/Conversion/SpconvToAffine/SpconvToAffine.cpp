@@ -213,8 +213,12 @@ gpu::GPUFuncOp spconv::emitAffineGPUKernel(const ConvShape &shape, const Tiling 
   Value tile = func.getWorkgroupAttributions().front();
   Value blockTid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value tileIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value kBlock = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
-  Value n = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+  // Tiling::blockOrder: the grid is (tiles, channel blocks, image groups) or (tiles, image
+  // groups, channel blocks).
+  bool major = tiling.channelBlockMajor();
+  Value kBlock =
+      gpu::BlockIdOp::create(b, loc, major ? gpu::Dimension::z : gpu::Dimension::y);
+  Value n = gpu::BlockIdOp::create(b, loc, major ? gpu::Dimension::y : gpu::Dimension::z);
   // With images per block each image's threads are a block of their own from here on, but
   // for the barriers they share (gpu.barrier: the images run the same code in lock-step).
   Value tid;
@@ -284,7 +288,7 @@ struct ConvertSpconvToAffinePass
 
   void runOnOperation() override {
     Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
-                     chunkC,  splitC,           chunkLoop, imagesPerBlock};
+                     chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder};
     if (std::string why = invalidTilingRequest(requested); !why.empty()) {
       getOperation().emitError(why);
       return signalPassFailure();

@@ -65,7 +65,7 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
       b, loc, MemRefType::get({groupThreads * g.splitC, maxAccs}, f32));
 
   for (int64_t kb = 0; kb < g.kBlocks; ++kb) {
-    auto nLoop = scf::ForOp::create(b, loc, cst(b, loc, 0), cst(b, loc, g.grid[2]), cst(b, loc, 1));
+    auto nLoop = scf::ForOp::create(b, loc, cst(b, loc, 0), cst(b, loc, g.imageGroups), cst(b, loc, 1));
     OpBuilder::InsertionGuard nGuard(b);
     b.setInsertionPointToStart(nLoop.getBody());
     auto tLoop = scf::ForOp::create(b, loc, cst(b, loc, 0), cst(b, loc, g.grid[0]), cst(b, loc, 1));
@@ -174,7 +174,7 @@ struct ConvertSpconvToCPUPass
     ModuleOp module = getOperation();
     SmallVector<Conv2DOp> convs = collectUncompiledConvs(module);
     Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
-                     chunkC,  splitC,           chunkLoop, imagesPerBlock};
+                     chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder};
     if (std::string why = invalidTilingRequest(requested); !why.empty()) {
       getOperation().emitError(why);
       return signalPassFailure();

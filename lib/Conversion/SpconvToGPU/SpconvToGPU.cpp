@@ -35,7 +35,7 @@ struct ConvertSpconvToGPUPass
 
   void runOnOperation() override {
     Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
-                     chunkC,  splitC,           chunkLoop, imagesPerBlock};
+                     chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder};
     if (std::string why = invalidTilingRequest(requested); !why.empty()) {
       getOperation().emitError(why);
       return signalPassFailure();

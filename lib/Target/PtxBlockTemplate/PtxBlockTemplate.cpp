@@ -26,7 +26,8 @@ static constexpr llvm::StringLiteral kInfoPrefix = "// spconv block template:";
 std::string BlockTemplateInfo::str() const {
   return (kInfoPrefix + " k=" + llvm::Twine(k) + " block_k=" + llvm::Twine(blockK) +
           " weights_per_channel=" + llvm::Twine(weightsPerChannel) +
-          " bias=" + llvm::Twine(int(hasBias)) + "\n")
+          " bias=" + llvm::Twine(int(hasBias)) +
+          (channelBlockDim == 2 ? " channel_block_dim=2" : "") + "\n")
       .str();
 }
 
@@ -44,11 +45,13 @@ static std::optional<BlockTemplateInfo> parseInfo(StringRef line) {
                    : key == "block_k" ? &info.blockK
                    : key == "weights_per_channel" ? &info.weightsPerChannel
                    : key == "bias" ? &bias
+                   : key == "channel_block_dim" ? &info.channelBlockDim
                                    : nullptr;
     if (!dst || value.getAsInteger(10, *dst))
       return std::nullopt;
   }
-  if (info.k <= 0 || info.blockK <= 0 || info.weightsPerChannel <= 0 || bias < 0 || bias > 1)
+  if (info.k <= 0 || info.blockK <= 0 || info.weightsPerChannel <= 0 || bias < 0 || bias > 1 ||
+      (info.channelBlockDim != 1 && info.channelBlockDim != 2))
     return std::nullopt;
   info.hasBias = bias;
   return info;

@@ -47,11 +47,12 @@ int64_t spconv::countPtxInstructions(StringRef text) {
   return n;
 }
 
-/// The branch chain that sends channel block %ctaid.y in [first, last) to its copy; block
-/// `first` falls through (it is emitted right after the chain).
-static void emitBlockChain(llvm::raw_ostream &os, int64_t first, int64_t last) {
+/// The branch chain that sends channel block `reg` (%ctaid.y or %ctaid.z) in [first, last)
+/// to its copy; block `first` falls through (it is emitted right after the chain).
+static void emitBlockChain(llvm::raw_ostream &os, int64_t first, int64_t last,
+                           const char *reg) {
   os << "\t.reg .b32 \t%spconv_block;\n\t.reg .pred \t%spconv_is_block<" << last << ">;\n";
-  os << "\tmov.u32 \t%spconv_block, %ctaid.y;\n";
+  os << "\tmov.u32 \t%spconv_block, " << reg << ";\n";
   for (int64_t kb = first + 1; kb < last; ++kb)
     os << "\tsetp.eq.u32 \t%spconv_is_block" << kb << ", %spconv_block, " << kb
        << ";\n\t@%spconv_is_block" << kb << " bra \t$spconv_block_" << kb << ";\n";
@@ -146,7 +147,7 @@ std::vector<PtxUnit> PtxBlockTemplate::packUnits(
      << "\t.reg .b32 \t%spconv_block;\n\t.reg .pred \t%spconv_in_piece<" << ranges.size() << ">;\n";
   for (size_t i = 0; i < paramNames.size(); ++i)
     ds << "\tld.param.b64 \t%spconv_arg" << i << ", [" << paramNames[i] << "];\n";
-  ds << "\tmov.u32 \t%spconv_block, %ctaid.y;\n";
+  ds << "\tmov.u32 \t%spconv_block, " << channelBlockRegister() << ";\n";
   for (size_t p = 0; p + 1 < ranges.size(); ++p)
     ds << "\tsetp.ge.u32 \t%spconv_in_piece" << p << ", %spconv_block, " << ranges[p].second
        << ";\n\t@%spconv_in_piece" << p << " bra \t$spconv_after_piece_" << p << ";\n"
@@ -201,7 +202,7 @@ std::vector<PtxUnit> PtxBlockTemplate::assemble(StringRef name, llvm::ArrayRef<s
     sizes.push_back(countPtxInstructions(b));
   return packUnits(name, sizes, 0, budget, minBlocksPerSM,
                    [&](llvm::raw_ostream &os, int64_t first, int64_t last, bool inPiece) {
-                     emitBlockChain(os, first, last);
+                     emitBlockChain(os, first, last, channelBlockRegister());
                      for (int64_t kb = first; kb < last; ++kb)
                        os << (inPiece ? exitInsteadOfRet(blocks[kb]) : blocks[kb]);
                    });
@@ -225,10 +226,12 @@ PtxBlockTemplate::assembleShared(StringRef name,
   auto body = [&](llvm::raw_ostream &os, int64_t first, int64_t last, bool inPiece) {
     for (StringRef d : localDecls)
       os << renamed(d, entry, name) << "\n";
-    // Channel block %ctaid.y is entry `%ctaid.y - first` of every region's branch table.
+    // Channel block %ctaid.y (.z: channel-block-major) is entry `that - first` of every
+    // region's branch table.
     bool dispatch = last - first > 1;
     if (dispatch) {
-      os << "\t.reg .b32 \t%spconv_block;\n\tmov.u32 \t%spconv_block, %ctaid.y;\n";
+      os << "\t.reg .b32 \t%spconv_block;\n\tmov.u32 \t%spconv_block, "
+         << channelBlockRegister() << ";\n";
       if (first)
         os << "\tsub.u32 \t%spconv_block, %spconv_block, " << first << ";\n";
     }

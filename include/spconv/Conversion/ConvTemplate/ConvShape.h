@@ -65,6 +65,11 @@ struct Tiling {
   // large batches (ResNet-50's 7x7 layers at N = 64: 64-thread blocks) were bound by
   // instruction fetch. 1 = one image per block; only without split chunks.
   int64_t imagesPerBlock = 0;
+  // Grid order: 1 = (tiles, channel blocks, images), 2 = (tiles, images, channel blocks).
+  // Blocks are dispatched x fastest, so in order 2 a wave of blocks runs fewer channel
+  // blocks' code (fewer distinct instruction streams per SM: docs/design.md, "Instruction
+  // fetch") and reads each input tile once per channel block from further away.
+  int64_t blockOrder = 0;
   // Blocks per SM ptxas is asked to fit (.minnctapersm), when the heuristic wants more than
   // minBlocksPerSMFor's default: fewer registers per thread, more warps (docs/design.md,
   // "Occupancy"). 0 = the default. Only ptxas sees it: not part of the template key.
@@ -77,6 +82,7 @@ struct Tiling {
     return threads() * std::max<int64_t>(1, splitC) * std::max<int64_t>(1, imagesPerBlock);
   }
   int64_t tileQ() const { return threadsQ * outputsPerThread; }
+  bool channelBlockMajor() const { return blockOrder == 2; }
   std::string str() const;
 };
 
@@ -114,7 +120,10 @@ struct KernelGeometry {
   std::pair<int64_t, int64_t> groupChunks(int64_t g) const {
     return {g * numChunks / splitC, (g + 1) * numChunks / splitC};
   }
-  int64_t grid[3];              // (tilesP * tilesQ, kBlocks, ceil(N / imagesPerBlock))
+  int64_t imageGroups;          // ceil(N / imagesPerBlock)
+  // (tilesP * tilesQ, kBlocks, imageGroups), or (.., imageGroups, kBlocks) with
+  // Tiling::blockOrder 2.
+  int64_t grid[3];
   int64_t block[3];             // (threads x splitC x imagesPerBlock, 1, 1)
 
   KernelGeometry(const ConvShape &shape, const Tiling &tiling);
