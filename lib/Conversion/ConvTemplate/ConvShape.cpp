@@ -232,9 +232,9 @@ static void chooseImagesPerBlock(const ConvShape &sh, const Tiling &requested, T
 /// issue rate 0.26). Half the channels per block, in 64 registers at 8 blocks per SM, gives
 /// each scheduler 8 warps: 1.03-1.46x faster on every such shape measured (C = 128-192, 28x28
 /// to 112x112, K = 64-256, batch 64; vgg-conv3 1.21x: issue 0.40), although the shared loads
-/// per FMA double. Not taken elsewhere: over 64 input channels (vgg-conv1_2, alexnet-conv2)
-/// or 1x1 (memory-bound) the second channel block's extra staging lost 8-30%, and in the
-/// chunk loop (C >= 256) the exposed staging latency lost 30-50% (docs/tuning-log.md,
+/// per FMA double. Not taken elsewhere: with 64 input channels (VGG-16's conv1_2, conv2_1),
+/// 5x5 (alexnet-conv2) or 1x1 (memory-bound) the same tiling lost 8-44%, and in the chunk
+/// loop (C >= 256) the exposed staging latency lost 31-49% (docs/tuning-log.md,
 /// "Occupancy").
 static void chooseOccupancy(const ConvShape &sh, const Tiling &requested, Tiling &t) {
   bool heuristic = requested.blockK <= 0 && requested.imagesPerBlock <= 0 &&
