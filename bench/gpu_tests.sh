@@ -8,7 +8,10 @@
 # heuristic's, and straight-line), chunks split over warp groups (--split-c), images packed
 # into a block (--images-per-block, the last block partial), the occupancy rule's block-k 32
 # at 8 blocks per SM (occupancy-*: the heuristic's, over the block budget when dense), the
-# channel-block-major grid (order-major-*: --block-order=2), folded in PTX
+# channel-block-major grid (order-major-*: --block-order=2), work queues by SM (sm-affine-*:
+# --sm-affinity=2, one case with more channel blocks than an H100 has SMs, so that blocks
+# take most of their work from other SMs' queues; spconv-bench checks the kernel again
+# after its timed launches, which must each find the queues reset), folded in PTX
 # (one from NVPTX at -O0) and in LLVM IR, each verified on the GPU against cuDNN FP32.
 # test/GPU/shapes.test runs a few of them through lit where a machine has both MLIR and a
 # GPU; the project's GPU machine has no MLIR, so there the cases are compiled here first
@@ -88,6 +91,14 @@ shapes=(
   "order-major-images|--shape 5,40,7,7,24,3,3 --pad 1,1,1,1 --bias --relu|--block-order=2 --images-per-block=2 --block-k=8"
   "order-major-split|--shape 1,64,14,14,24,3,3 --pad 1,1,1,1 --bias --relu|--block-order=2 --block-k=8 --split-c=2"
   "order-major-llvm|--shape 3,24,10,12,20,3,3 --pad 1,1,1,1 --bias --relu|--block-order=2 --block-k=8 --fold-at=llvm"
+  "sm-affine|--shape 3,24,10,12,20,3,3 --pad 1,1,1,1 --bias --relu|--sm-affinity=2 --block-k=8"
+  "sm-affine-pieces|--shape 3,24,10,12,20,3,3 --pad 1,1,1,1 --bias|--sm-affinity=2 --block-k=4 --code-budget=400 --share-staging=false"
+  "sm-affine-major|--shape 3,24,10,12,20,3,3 --pad 1,1,1,1 --bias --relu|--sm-affinity=2 --block-order=2 --block-k=4"
+  "sm-affine-images|--shape 5,40,7,7,24,3,3 --pad 1,1,1,1 --bias --relu|--sm-affinity=2 --images-per-block=2 --block-k=8"
+  "sm-affine-split|--shape 1,64,14,14,24,3,3 --pad 1,1,1,1 --bias --relu|--sm-affinity=2 --block-k=8 --split-c=2"
+  "sm-affine-loop|--shape 2,64,9,11,40,3,3 --pad 1,1,1,1 --bias|--sm-affinity=2 --block-k=8 --chunk-c=8 --chunk-loop=2"
+  "sm-affine-stealing|--shape 3,8,6,6,300,1,1 --bias --relu|--sm-affinity=2 --block-k=2"
+  "sm-affine-big|--shape 64,128,28,28,128,3,3 --pad 1,1,1,1 --bias|--sm-affinity=2"
 )
 sparsities=(0 0.5 0.9 1.0)
 if [ -n "${SPCONV_GPU_TESTS_ONLY:-}" ]; then

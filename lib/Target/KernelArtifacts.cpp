@@ -52,6 +52,9 @@ static FailureOr<std::string> emitPTXFoldedInLLVM(ModuleOp module,
                                                   const ArtifactOptions &options,
                                                   CompileTimes *times) {
   MLIRContext *ctx = module.getContext();
+  if (options.smAffinity == 2)
+    return module.emitError("--sm-affinity=2 needs the PTX-level fold (--fold-at=ptx): only "
+                            "it builds the work queues");
   auto start = std::chrono::steady_clock::now();
   {
     PassManager pm(ctx);

@@ -100,7 +100,8 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
                                        std::max<int64_t>(1, t.imagesPerBlock)},
                                       {"channel_block_major", t.channelBlockMajor()},
                                       {"min_blocks_per_sm",
-                                       minBlocks ? minBlocks.getInt() : 0}}},
+                                       minBlocks ? minBlocks.getInt() : 0},
+                                      {"sm_affine", launch.contains("sm_affine")}}},
     });
     return WalkResult::advance();
   });

@@ -66,20 +66,28 @@ static int maxRegistersFor(int64_t threads, int64_t minBlocksPerSM) {
   return int(std::clamp<int64_t>(regs, 16, 255));
 }
 
-/// A lower bound on the PTX instructions of the largest channel block of `tiling`, from the
-/// weights alone: each block keeps an FMA per nonzero weight (every weight with strict
+/// Lower bounds on the PTX instructions of a channel block of `tiling`, from the weights
+/// alone.
+struct BlockCodeEstimate {
+  int64_t largest = 0, mean = 0;
+};
+
+/// The PTX instructions of `tiling`'s channel blocks at least, from the weights alone:
+/// each block keeps an FMA per nonzero weight (every weight with strict
 /// IEEE) and a shared load per (input channel, r, s) that feeds one, per output column of a
 /// thread (the fold drops the other loads; the loads stay scalar, their base's alignment is
 /// unknown). Staging and control come on top. A tiling whose bound exceeds the block code
 /// budget cannot fit, straight-line or in a loop, so the budget retry skips building its template
 /// (at batch 64 ResNet-50's layer4 3x3 convs built block-k 64 and 32 templates only to find
 /// them too large).
-static int64_t blockInstructionsAtLeast(ArrayRef<float> weights, const ConvShape &shape,
-                                        const Tiling &tiling, bool strictIEEE) {
+static BlockCodeEstimate blockInstructionsAtLeast(ArrayRef<float> weights,
+                                                  const ConvShape &shape, const Tiling &tiling,
+                                                  bool strictIEEE) {
   int64_t cpg = shape.cpg(), kpg = shape.kpg(), rs = shape.r * shape.s;
   KernelGeometry g(shape, tiling);
   std::vector<char> fed(g.windowC * rs);
-  int64_t largest = 0;
+  BlockCodeEstimate estimate;
+  int64_t total = 0;
   for (int64_t kb = 0; kb < g.kBlocks; ++kb) {
     int64_t k0 = kb * tiling.blockK, k1 = std::min(shape.k, k0 + tiling.blockK);
     int64_t firstGroup = k0 / kpg, fmas = 0, loads = 0;
@@ -96,9 +104,12 @@ static int64_t blockInstructionsAtLeast(ArrayRef<float> weights, const ConvShape
         f = 1;
       }
     }
-    largest = std::max(largest, (fmas + loads) * tiling.outputsPerThread);
+    int64_t instructions = (fmas + loads) * tiling.outputsPerThread;
+    estimate.largest = std::max(estimate.largest, instructions);
+    total += instructions;
   }
-  return largest;
+  estimate.mean = total / g.kBlocks;
+  return estimate;
 }
 
 /// A short name of the conv for progress lines and errors: its location.
@@ -180,6 +191,8 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
     return module.emitError("no spconv.conv2d to compile");
   if (std::string why = invalidTilingRequest(options.tiling); !why.empty())
     return module.emitError(why);
+  if (std::string why = invalidSmAffinityRequest(options.smAffinity); !why.empty())
+    return module.emitError(why);
 
   TemplateCache cache(TemplateCache::resolveDir(options.cacheDir), "ptx");
   llvm::StringMap<std::unique_ptr<PtxBlockTemplate>> templates;
@@ -226,13 +239,19 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
     };
     while (true) {
       Tiling tiling = chooseTiling(shape, requested);
-      if (mayHalve(tiling) &&
-          blockInstructionsAtLeast(*weights, shape, tiling, options.strictIEEE) >
-              options.blockCodeBudget) {
+      BlockCodeEstimate code =
+          blockInstructionsAtLeast(*weights, shape, tiling, options.strictIEEE);
+      if (mayHalve(tiling) && code.largest > options.blockCodeBudget) {
         // Neither form of this block-k fits.
         halve(tiling);
         continue;
       }
+      // Decided before the template is built: the grid order is part of it.
+      WorkOrder order =
+          chooseWorkOrder(shape, tiling, code.mean,
+                          minBlocksPerSMFor(tiling, options.minBlocksPerSM),
+                          options.tiling.blockOrder, options.smAffinity);
+      tiling.blockOrder = order.blockOrder;
       const PtxBlockTemplate *found =
           findOrBuildTemplate(op, shape, tiling, options, cache, templates, nvptxSeconds, times);
       if (!found)
@@ -308,10 +327,12 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
           !why.empty())
         return op.emitError(why);
       int64_t minBlocks = minBlocksPerSMFor(tiling, options.minBlocksPerSM);
-      std::vector<PtxUnit> units =
-          shared ? tmpl.assembleShared(name, blockRegions, options.codeBudget,
-                                       minBlocks)
-                 : tmpl.assemble(name, blocks, options.codeBudget, minBlocks);
+      AssemblyOptions assembly;
+      assembly.budget = options.codeBudget;
+      assembly.minBlocksPerSM = minBlocks;
+      assembly.smAffine = order.smAffine;
+      std::vector<PtxUnit> units = shared ? tmpl.assembleShared(name, blockRegions, assembly)
+                                          : tmpl.assemble(name, blocks, assembly);
       std::string what = describe(op);
       for (PtxUnit &unit : units) {
         unit.label = unit.isEntry ? what : what + " " + unit.symbol;
@@ -336,7 +357,7 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
       Builder b(ctx);
       op->setAttr(kKernelAttr, SymbolRefAttr::get(StringAttr::get(ctx, kKernelModuleName),
                                                   {FlatSymbolRefAttr::get(ctx, name)}));
-      op->setAttr(kLaunchAttr, makeLaunchAttr(ctx, shape, tiling, minBlocks));
+      op->setAttr(kLaunchAttr, makeLaunchAttr(ctx, shape, tiling, minBlocks, assembly.smAffine));
       op->setAttr("spconv.fmas_kept", b.getI64IntegerAttr(counts.kept));
       op->setAttr("spconv.fmas_deleted", b.getI64IntegerAttr(counts.deleted));
       op->setAttr("spconv.dead_loads_dropped", b.getI64IntegerAttr(counts.deadLoads));

@@ -118,6 +118,13 @@ struct TranslateFlags {
                      "(tiles, images, channel blocks): each wave runs fewer channel blocks' "
                      "code, docs/design.md \"Instruction fetch\")"),
       llvm::cl::init(0), llvm::cl::cat(tilingCat)};
+  llvm::cl::opt<int64_t> smAffinity{
+      "sm-affinity",
+      llvm::cl::desc("Where a block finds its work (0 = heuristic: 1; 1 = its grid position; "
+                     "2 = per-channel-block queues, starting with channel block %smid mod "
+                     "channel blocks, so the blocks sharing an SM run one channel block's "
+                     "code: docs/design.md \"SM affinity\")"),
+      llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::OptionCategory budgetCat{"spconv compile budgets (docs/design.md, \"Code-size budget\")"};
   llvm::cl::opt<int64_t> codeBudget{
       "code-budget",
@@ -164,6 +171,7 @@ struct TranslateFlags {
     o.ptxasOptLevel = ptxasOptLevel;
     o.ptxasFastCompile = ptxasFastCompile;
     o.minBlocksPerSM = minBlocksPerSM;
+    o.smAffinity = smAffinity;
     o.tiling = Tiling{blockK, outputsPerThread, tileP,    threadsQ,
                       chunkC, splitC,           chunkLoop, imagesPerBlock, blockOrder};
     o.codeBudget = codeBudget;

@@ -38,6 +38,9 @@ struct ArtifactOptions {
   std::string ptxasFastCompile = "0";
   int llvmOptLevel = 3;      // LLVM -O level of the NVVM target (opt pipeline + NVPTX)
   int64_t minBlocksPerSM = 0;  // 0 = heuristic, -1 = no cap; see minBlocksPerSMFor
+  // 2: blocks take their work from per-channel-block queues by SM (AssemblyOptions::smAffine);
+  // 0 (heuristic) and 1: from their grid position. PTX-level fold only.
+  int64_t smAffinity = 0;
   Tiling tiling;               // overrides; 0 fields = heuristic (see chooseTiling)
   /// PTX instructions one ptxas run may assemble: a kernel over it is split into pieces
   /// (docs/design.md, "Code-size budget").

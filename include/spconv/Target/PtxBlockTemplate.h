@@ -22,6 +22,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -77,6 +78,19 @@ struct PtxUnit {
   std::string label;        // what it is, for progress and errors (the compiler sets it)
 };
 
+/// How stamped channel blocks become a kernel.
+struct AssemblyOptions {
+  /// PTX instructions one ptxas unit may hold (see PtxBlockTemplate::assemble).
+  int64_t budget = std::numeric_limits<int64_t>::max();
+  /// > 0: the entry asks ptxas to fit that many blocks per SM (`.minnctapersm`).
+  int64_t minBlocksPerSM = 0;
+  /// Blocks ignore their grid position and take their work from per-channel-block queues,
+  /// starting with channel block `%smid % channel blocks`, so that the blocks sharing an SM
+  /// run one channel block's code (docs/design.md, "SM affinity"). The grid, and so the
+  /// launch, is unchanged: there is one work item per block.
+  bool smAffine = false;
+};
+
 /// Lines of `text` that are PTX instructions (not labels, braces, declarations, comments).
 int64_t countPtxInstructions(llvm::StringRef text);
 
@@ -113,7 +127,7 @@ public:
   /// `.entry` unit calls the piece owning `%ctaid.y`. The shared tile is then a module-scope
   /// variable owned by the entry so that every piece uses the same bytes.
   std::vector<PtxUnit> assemble(llvm::StringRef name, llvm::ArrayRef<std::string> blocks,
-                                int64_t budget, int64_t minBlocksPerSM) const;
+                                const AssemblyOptions &options) const;
 
   /// Whether kernels can share the staging code between channel blocks (docs/design.md,
   /// "Shared staging"): the template marks where each chunk's FMAs end, every placeholder
@@ -137,14 +151,14 @@ public:
   /// `%ctaid.y` to its blocks' FMAs. A unit costs sharedInstructions() plus its blocks'.
   std::vector<PtxUnit> assembleShared(llvm::StringRef name,
                                       llvm::ArrayRef<std::vector<std::string>> blockRegions,
-                                      int64_t budget, int64_t minBlocksPerSM) const;
+                                      const AssemblyOptions &options) const;
 
   /// The kernel `name` computing every channel block of a conv with `weights`, staging
   /// shared between blocks when the template allows it and `shareStaging` is set.
-  /// `minBlocksPerSM` > 0 adds `.minnctapersm`.
+  /// `minBlocksPerSM` > 0 adds `.minnctapersm`; `smAffine`: AssemblyOptions::smAffine.
   llvm::Expected<std::string> instantiate(llvm::StringRef name, const BlockWeights &weights,
                                           int64_t minBlocksPerSM, PtxFoldCounts &counts,
-                                          bool shareStaging = true) const;
+                                          bool shareStaging = true, bool smAffine = false) const;
 
   PtxBlockTemplate(PtxBlockTemplate &&) noexcept;
   PtxBlockTemplate &operator=(PtxBlockTemplate &&) noexcept;
@@ -165,8 +179,8 @@ private:
   /// The units of kernel `name` with blocks of `sizes[kb]` instructions and `fixed` more per
   /// unit; `body(os, first, last, inPiece)` writes the code for blocks [first, last).
   std::vector<PtxUnit> packUnits(
-      llvm::StringRef name, llvm::ArrayRef<int64_t> sizes, int64_t fixed, int64_t budget,
-      int64_t minBlocksPerSM,
+      llvm::StringRef name, llvm::ArrayRef<int64_t> sizes, int64_t fixed,
+      const AssemblyOptions &options,
       llvm::function_ref<void(llvm::raw_ostream &, int64_t, int64_t, bool)> body) const;
 
   // The template PTX; every StringRef below points into it. Behind a pointer so that moving
@@ -185,6 +199,9 @@ private:
   const char *channelBlockRegister() const {
     return info ? info->channelBlockRegister() : "%ctaid.y";
   }
+  /// The grid dimension numbering channel blocks (1 or 2); the other of y and z numbers
+  /// image groups.
+  int64_t channelBlockDim() const { return info ? info->channelBlockDim : 1; }
   int64_t maxWeightIndex = -1, maxBiasIndex = -1;
   /// A chunk's FMAs: body lines [first, last), straight-line, between the barrier after the
   /// chunk's staging and the template's end-of-chunk marker; `liveOut`, the %r registers it

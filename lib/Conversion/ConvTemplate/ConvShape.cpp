@@ -287,6 +287,52 @@ std::string spconv::invalidMinBlocksRequest(const Tiling &tiling, int64_t reques
   return "";
 }
 
+std::string spconv::invalidSmAffinityRequest(int64_t requested) {
+  if (requested < 0 || requested > 2)
+    return "sm-affinity must be 0, 1 or 2, got " + std::to_string(requested);
+  return "";
+}
+
+WorkOrder spconv::chooseWorkOrder(const ConvShape &sh, const Tiling &t,
+                                  int64_t blockInstructions, int64_t blocksPerSM,
+                                  int64_t requestedBlockOrder, int64_t requestedSmAffinity) {
+  WorkOrder order;
+  order.blockOrder = t.blockOrder == 2 ? 2 : 1;
+  order.smAffine = requestedSmAffinity == 2;
+  bool chooseOrder = requestedBlockOrder == 0, chooseAffinity = requestedSmAffinity == 0;
+  if (!chooseOrder && !chooseAffinity)
+    return order;
+  // Measured on the H100 (docs/design.md, "Instruction fetch"): straight-line code shared by
+  // an SM's blocks streams near the issue limit; past about 128 KB of distinct code per SM
+  // (SASS: 16 bytes an instruction) the rate falls 2.5-4x. Co-resident blocks of the grid
+  // order run different channel blocks (ids 132 apart share an SM).
+  constexpr int64_t kFetchBytes = 128 * 1024, kBytesPerInstruction = 16, kTargetSMs = 132;
+  KernelGeometry g(sh, t);
+  int64_t blocks = std::max<int64_t>(1, std::min(blocksPerSM, kMaxThreadsPerSM / t.blockThreads()));
+  int64_t distinct = std::min(g.kBlocks, blocks);
+  if (distinct < 2 || distinct * blockInstructions * kBytesPerInstruction <= kFetchBytes)
+    return order;
+  int64_t resident = kTargetSMs * blocks;
+  int64_t itemsPerChannelBlock = gridBlocks(sh, t) / g.kBlocks;
+  // Enough work per channel block that the whole GPU runs one channel block's code for a
+  // while: vgg-conv3 1.20x, VGG-16's conv2_1 1.11x and conv3_1 1.12x at batch 64. With less,
+  // the order loses (ResNet-50's layer2 3x3 0.80x): each channel block then reads the input
+  // from DRAM in its own short pass.
+  if (2 * itemsPerChannelBlock >= 3 * resident) {
+    // Not SM affinity even in the grid order: vgg-conv3 0.96x with it.
+    if (chooseOrder)
+      order.blockOrder = 2;
+    return order;
+  }
+  // Otherwise each SM runs one channel block: alexnet-conv2 1.15x (1.78x at p = 0.5),
+  // ResNet-50's layer3 3x3 1.04x. Not below a wave (no data) nor at 2 channel blocks
+  // (ResNet-50's layer2 1x1 0.96x); the claim costs a few percent where nothing is gained.
+  if (chooseAffinity && !order.smAffine && g.kBlocks >= 3 &&
+      g.kBlocks * itemsPerChannelBlock >= resident)
+    order.smAffine = true;
+  return order;
+}
+
 Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
   const Tiling requested = t;
   // Packed images and split chunks exclude each other; an explicit packing wins over the

@@ -8,7 +8,8 @@ using namespace mlir;
 using namespace spconv;
 
 DictionaryAttr spconv::makeLaunchAttr(MLIRContext *ctx, const ConvShape &shape,
-                                      const Tiling &tiling, int64_t minBlocksPerSM) {
+                                      const Tiling &tiling, int64_t minBlocksPerSM,
+                                      bool smAffine) {
   Builder b(ctx);
   KernelGeometry g(shape, tiling);
   auto tilingAttr = b.getDictionaryAttr({
@@ -31,6 +32,8 @@ DictionaryAttr spconv::makeLaunchAttr(MLIRContext *ctx, const ConvShape &shape,
   if (minBlocksPerSM > 0)
     entries.push_back(
         b.getNamedAttr("min_blocks_per_sm", b.getI64IntegerAttr(minBlocksPerSM)));
+  if (smAffine)
+    entries.push_back(b.getNamedAttr("sm_affine", b.getUnitAttr()));
   return b.getDictionaryAttr(entries);
 }
 

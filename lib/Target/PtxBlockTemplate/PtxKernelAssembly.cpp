@@ -74,10 +74,155 @@ static std::string exitInsteadOfRet(StringRef block) {
   return out;
 }
 
+/// Shared word k of `name`'s work slot holds the %ctaid.<x|y|z> its blocks compute
+/// (AssemblyOptions::smAffine).
+static std::string workSlot(StringRef name) { return (name + "_spconv_work").str(); }
+/// Queue counters (one per channel block) and the count of blocks that claimed their item.
+static std::string workQueues(StringRef name) { return (name + "_spconv_queue").str(); }
+
+/// The start of an SM-affine kernel's entry: thread 0 claims the block's work item, starting
+/// with the queue of channel block %smid x `numBlocks` / %nsmid and moving to the next one while a
+/// queue is drained, writes (tile, channel block, image group) to the work slot and, as the
+/// last block of the launch to claim, resets the queues for the next launch. Every queue
+/// holds %nctaid.x x (image groups) items and the grid one block per item, so every block
+/// finds one (a claim that overshoots a drained queue takes nothing) and every item is
+/// computed once. The claims are relaxed atomics; the count of claims is acquire-release,
+/// so the reset follows every claim of the launch. Launches of one module must therefore
+/// not run concurrently (docs/launch-abi.md).
+static void emitWorkClaim(llvm::raw_ostream &os, StringRef name, int64_t numBlocks,
+                          int64_t channelBlockDim) {
+  std::string slot = workSlot(name), queues = workQueues(name);
+  const char *imageGroups = channelBlockDim == 2 ? "%nctaid.y" : "%nctaid.z";
+  int64_t imageDim = channelBlockDim == 2 ? 1 : 2;
+  os << "\t{\n\t.reg .pred \t%spconv_q_p<2>;\n\t.reg .b32 \t%spconv_q_r<10>;\n"
+     << "\t.reg .b64 \t%spconv_q_a<2>;\n"
+     << "\tmov.u32 \t%spconv_q_r0, %tid.x;\n\tmov.u32 \t%spconv_q_r1, %tid.y;\n"
+     << "\tor.b32 \t%spconv_q_r0, %spconv_q_r0, %spconv_q_r1;\n"
+     << "\tmov.u32 \t%spconv_q_r1, %tid.z;\n"
+     << "\tor.b32 \t%spconv_q_r0, %spconv_q_r0, %spconv_q_r1;\n"
+     << "\tsetp.ne.u32 \t%spconv_q_p0, %spconv_q_r0, 0;\n"
+     << "\t@%spconv_q_p0 bra \t$spconv_q_wait;\n"
+     << "\tmov.u32 \t%spconv_q_r2, %nctaid.x;\n"
+     << "\tmov.u32 \t%spconv_q_r3, " << imageGroups << ";\n"
+     << "\tmul.lo.u32 \t%spconv_q_r3, %spconv_q_r2, %spconv_q_r3;\n"
+     << "\tmov.u32 \t%spconv_q_r4, %smid;\n";
+  // SMs are given channel blocks in runs of consecutive %smid, not round robin: alexnet-conv2
+  // at batch 64 ran 1.10x faster so (docs/tuning-log.md, "SM affinity"), neighbouring SMs
+  // sharing more of what fetches their instructions.
+  os << "\tmul.lo.u32 \t%spconv_q_r4, %spconv_q_r4, " << numBlocks << ";\n"
+     << "\tmov.u32 \t%spconv_q_r5, %nsmid;\n"
+     << "\tdiv.u32 \t%spconv_q_r4, %spconv_q_r4, %spconv_q_r5;\n"
+     << "\tmin.u32 \t%spconv_q_r4, %spconv_q_r4, " << numBlocks - 1 << ";\n";
+  os << "\tmov.u64 \t%spconv_q_a0, " << queues << ";\n"
+     << "\tmul.wide.u32 \t%spconv_q_a1, %spconv_q_r4, 4;\n"
+     << "\tadd.s64 \t%spconv_q_a1, %spconv_q_a0, %spconv_q_a1;\n"
+     << "\tbra \t$spconv_q_claim;\n"
+     << "$spconv_q_try:\n"
+     << "\tmul.wide.u32 \t%spconv_q_a1, %spconv_q_r4, 4;\n"
+     << "\tadd.s64 \t%spconv_q_a1, %spconv_q_a0, %spconv_q_a1;\n"
+     // Another queue than the home one is read first: a drained queue is passed over
+     // without an atomic.
+     << "\tld.relaxed.gpu.global.u32 \t%spconv_q_r5, [%spconv_q_a1];\n"
+     << "\tsetp.ge.u32 \t%spconv_q_p1, %spconv_q_r5, %spconv_q_r3;\n"
+     << "\t@%spconv_q_p1 bra \t$spconv_q_next;\n"
+     << "$spconv_q_claim:\n"
+     << "\tatom.relaxed.gpu.global.add.u32 \t%spconv_q_r5, [%spconv_q_a1], 1;\n"
+     << "\tsetp.lt.u32 \t%spconv_q_p1, %spconv_q_r5, %spconv_q_r3;\n"
+     << "\t@%spconv_q_p1 bra \t$spconv_q_got;\n"
+     << "$spconv_q_next:\n"
+     << "\tadd.u32 \t%spconv_q_r4, %spconv_q_r4, 1;\n"
+     << "\tsetp.eq.u32 \t%spconv_q_p1, %spconv_q_r4, " << numBlocks << ";\n"
+     << "\tselp.u32 \t%spconv_q_r4, 0, %spconv_q_r4, %spconv_q_p1;\n"
+     << "\tbra \t$spconv_q_try;\n"
+     << "$spconv_q_got:\n"
+     << "\trem.u32 \t%spconv_q_r6, %spconv_q_r5, %spconv_q_r2;\n"
+     << "\tdiv.u32 \t%spconv_q_r7, %spconv_q_r5, %spconv_q_r2;\n"
+     << "\tst.shared.u32 \t[" << slot << "], %spconv_q_r6;\n"
+     << "\tst.shared.u32 \t[" << slot << "+" << 4 * channelBlockDim << "], %spconv_q_r4;\n"
+     << "\tst.shared.u32 \t[" << slot << "+" << 4 * imageDim << "], %spconv_q_r7;\n"
+     << "$spconv_q_wait:\n"
+     << "\tbar.sync \t0;\n"
+     // Counted after the barrier, so that only thread 0's warp waits for it.
+     << "\t@%spconv_q_p0 bra \t$spconv_q_done;\n"
+     << "\tmul.lo.u32 \t%spconv_q_r8, %spconv_q_r3, " << numBlocks << ";\n"
+     << "\tsub.u32 \t%spconv_q_r8, %spconv_q_r8, 1;\n"
+     << "\tatom.acq_rel.gpu.global.add.u32 \t%spconv_q_r9, [" << queues << "+"
+     << 4 * numBlocks << "], 1;\n"
+     << "\tsetp.ne.u32 \t%spconv_q_p1, %spconv_q_r9, %spconv_q_r8;\n"
+     << "\t@%spconv_q_p1 bra \t$spconv_q_done;\n"
+     << "\tmov.u32 \t%spconv_q_r4, 0;\n"
+     << "$spconv_q_reset:\n"
+     << "\tmul.wide.u32 \t%spconv_q_a1, %spconv_q_r4, 4;\n"
+     << "\tadd.s64 \t%spconv_q_a1, %spconv_q_a0, %spconv_q_a1;\n"
+     << "\tst.relaxed.gpu.global.u32 \t[%spconv_q_a1], 0;\n"
+     << "\tadd.u32 \t%spconv_q_r4, %spconv_q_r4, 1;\n"
+     << "\tsetp.le.u32 \t%spconv_q_p1, %spconv_q_r4, " << numBlocks << ";\n"
+     << "\t@%spconv_q_p1 bra \t$spconv_q_reset;\n"
+     << "$spconv_q_done:\n"
+     << "\t}\n";
+}
+
+/// The module-scope queue counters of an SM-affine kernel, zero at module load.
+static std::string workQueueDefinition(StringRef name, int64_t numBlocks) {
+  std::string def = ".global .align 4 .u32 " + workQueues(name) + "[" +
+                    std::to_string(numBlocks + 1) + "] = {";
+  for (int64_t i = 0; i <= numBlocks; ++i)
+    def += i ? ", 0" : "0";
+  return def + "};\n";
+}
+
+/// The shared work slot of an SM-affine kernel (`linkage` "" inside the entry, ".visible"
+/// or ".extern" at module scope when the kernel has pieces).
+static std::string workSlotDeclaration(StringRef name, StringRef linkage) {
+  return (linkage + (linkage.empty() ? "" : " ") + ".shared .align 4 .b32 " + workSlot(name) +
+          "[3];\n")
+      .str();
+}
+
+/// A shared declaration of the template with at least 16-byte alignment. NVPTX emits 8-byte
+/// vector loads (`ld.shared.v2`) from a tile it declares `.align 4`: that holds while the
+/// tile is the kernel's only shared variable, at offset 0, but the work slot may be placed
+/// before it (a strided ResNet-50 conv faulted with a misaligned address so).
+static std::string alignedForVectors(StringRef decl) {
+  size_t at = decl.find(".align ");
+  if (at == StringRef::npos)
+    return decl.str();
+  size_t digits = at + 7, end = decl.find_first_not_of("0123456789", digits);
+  unsigned align = 0;
+  if (end == digits || decl.substr(digits, end - digits).getAsInteger(10, align) || align >= 16)
+    return decl.str();
+  return (decl.take_front(digits) + "16" + decl.drop_front(end)).str();
+}
+
+/// `body` as it runs in an SM-affine kernel: the %ctaid registers it reads come from the
+/// work slot, loaded once at its start.
+static std::string readingWorkSlot(StringRef name, StringRef body) {
+  std::string slot = workSlot(name);
+  std::string out = "\t.reg .b32 \t%spconv_work<3>;\n";
+  for (int d = 0; d < 3; ++d)
+    out += "\tld.shared.u32 \t%spconv_work" + std::to_string(d) + ", [" + slot + "+" +
+           std::to_string(4 * d) + "];\n";
+  std::string text = body.str();
+  for (auto [from, to] : {std::pair<StringRef, StringRef>{"%ctaid.x", "%spconv_work0"},
+                          {"%ctaid.y", "%spconv_work1"},
+                          {"%ctaid.z", "%spconv_work2"}})
+    text = renamed(text, from, to);
+  return out + text;
+}
+
 std::vector<PtxUnit> PtxBlockTemplate::packUnits(
-    StringRef name, llvm::ArrayRef<int64_t> sizes, int64_t fixed, int64_t budget,
-    int64_t minBlocksPerSM,
-    llvm::function_ref<void(llvm::raw_ostream &, int64_t, int64_t, bool)> body) const {
+    StringRef name, llvm::ArrayRef<int64_t> sizes, int64_t fixed, const AssemblyOptions &options,
+    llvm::function_ref<void(llvm::raw_ostream &, int64_t, int64_t, bool)> rawBody) const {
+  int64_t budget = options.budget, minBlocksPerSM = options.minBlocksPerSM;
+  bool smAffine = options.smAffine;
+  auto body = [&](llvm::raw_ostream &os, int64_t first, int64_t last, bool inPiece) {
+    if (!smAffine)
+      return rawBody(os, first, last, inPiece);
+    std::string text;
+    llvm::raw_string_ostream ts(text);
+    rawBody(ts, first, last, inPiece);
+    os << readingWorkSlot(name, text);
+  };
   int64_t total = fixed;
   for (int64_t size : sizes)
     total += size;
@@ -109,8 +254,15 @@ std::vector<PtxUnit> PtxBlockTemplate::packUnits(
     llvm::raw_string_ostream os(unit.code);
     os << ".visible .entry " << name << "(\n" << paramsText << ")\n" << entryDirectives;
     os << "{\n";
-    for (StringRef d : sharedDecls)
-      os << renamed(d, entry, name) << "\n";
+    for (StringRef d : sharedDecls) {
+      std::string decl = renamed(d, entry, name);
+      os << (smAffine ? alignedForVectors(decl) : decl) << "\n";
+    }
+    if (smAffine) {
+      unit.globals = workQueueDefinition(name, numBlocks);
+      os << workSlotDeclaration(name, "");
+      emitWorkClaim(os, name, numBlocks, channelBlockDim());
+    }
     body(os, 0, numBlocks, /*inPiece=*/false);
     os << "}\n";
     units.push_back(std::move(unit));
@@ -122,8 +274,14 @@ std::vector<PtxUnit> PtxBlockTemplate::packUnits(
   std::string sharedDefs, sharedExterns;
   for (StringRef d : sharedDecls) {
     std::string decl = renamed(d.trim(), entry, name);
+    if (smAffine)
+      decl = alignedForVectors(decl);
     sharedDefs += ".visible " + decl + "\n";
     sharedExterns += ".extern " + decl + "\n";
+  }
+  if (smAffine) {
+    sharedDefs += workSlotDeclaration(name, ".visible") + workQueueDefinition(name, numBlocks);
+    sharedExterns += workSlotDeclaration(name, ".extern");
   }
   std::string funcParams;
   for (size_t i = 0; i < paramNames.size(); ++i)
@@ -147,7 +305,13 @@ std::vector<PtxUnit> PtxBlockTemplate::packUnits(
      << "\t.reg .b32 \t%spconv_block;\n\t.reg .pred \t%spconv_in_piece<" << ranges.size() << ">;\n";
   for (size_t i = 0; i < paramNames.size(); ++i)
     ds << "\tld.param.b64 \t%spconv_arg" << i << ", [" << paramNames[i] << "];\n";
-  ds << "\tmov.u32 \t%spconv_block, " << channelBlockRegister() << ";\n";
+  if (smAffine) {
+    emitWorkClaim(ds, name, numBlocks, channelBlockDim());
+    ds << "\tld.shared.u32 \t%spconv_block, [" << workSlot(name) << "+"
+       << 4 * channelBlockDim() << "];\n";
+  } else {
+    ds << "\tmov.u32 \t%spconv_block, " << channelBlockRegister() << ";\n";
+  }
   for (size_t p = 0; p + 1 < ranges.size(); ++p)
     ds << "\tsetp.ge.u32 \t%spconv_in_piece" << p << ", %spconv_block, " << ranges[p].second
        << ";\n\t@%spconv_in_piece" << p << " bra \t$spconv_after_piece_" << p << ";\n"
@@ -196,11 +360,11 @@ std::vector<PtxUnit> PtxBlockTemplate::packUnits(
 }
 
 std::vector<PtxUnit> PtxBlockTemplate::assemble(StringRef name, llvm::ArrayRef<std::string> blocks,
-                                                int64_t budget, int64_t minBlocksPerSM) const {
+                                                const AssemblyOptions &options) const {
   std::vector<int64_t> sizes;
   for (const std::string &b : blocks)
     sizes.push_back(countPtxInstructions(b));
-  return packUnits(name, sizes, 0, budget, minBlocksPerSM,
+  return packUnits(name, sizes, 0, options,
                    [&](llvm::raw_ostream &os, int64_t first, int64_t last, bool inPiece) {
                      emitBlockChain(os, first, last, channelBlockRegister());
                      for (int64_t kb = first; kb < last; ++kb)
@@ -215,7 +379,7 @@ static constexpr int64_t kDispatchPerRegion = 1;
 std::vector<PtxUnit>
 PtxBlockTemplate::assembleShared(StringRef name,
                                  llvm::ArrayRef<std::vector<std::string>> blockRegions,
-                                 int64_t budget, int64_t minBlocksPerSM) const {
+                                 const AssemblyOptions &options) const {
   std::vector<int64_t> sizes;
   for (const std::vector<std::string> &texts : blockRegions) {
     int64_t size = 0;
@@ -257,16 +421,19 @@ PtxBlockTemplate::assembleShared(StringRef name,
     }
     os << sharedSegment(regions.size(), name, inPiece);
   };
-  return packUnits(name, sizes, sharedInstructions(), budget, minBlocksPerSM, body);
+  return packUnits(name, sizes, sharedInstructions(), options, body);
 }
 
 llvm::Expected<std::string> PtxBlockTemplate::instantiate(StringRef name, const BlockWeights &w,
                                                           int64_t minBlocksPerSM,
                                                           PtxFoldCounts &counts,
-                                                          bool shareStaging) const {
+                                                          bool shareStaging,
+                                                          bool smAffine) const {
   if (llvm::Error err = checkWeights(w))
     return std::move(err);
-  constexpr int64_t unbounded = std::numeric_limits<int64_t>::max();
+  AssemblyOptions options; // one unit, however big
+  options.minBlocksPerSM = minBlocksPerSM;
+  options.smAffine = smAffine;
   if (shareStaging && sharesStaging()) {
     std::vector<std::vector<std::string>> blockRegions;
     for (int64_t kb = 0; kb < w.kBlocks; ++kb) {
@@ -275,7 +442,7 @@ llvm::Expected<std::string> PtxBlockTemplate::instantiate(StringRef name, const 
         return regions.takeError();
       blockRegions.push_back(std::move(*regions));
     }
-    return std::move(assembleShared(name, blockRegions, unbounded, minBlocksPerSM).front().code);
+    return std::move(assembleShared(name, blockRegions, options).front().code);
   }
   std::vector<std::string> blocks;
   for (int64_t kb = 0; kb < w.kBlocks; ++kb) {
@@ -284,7 +451,7 @@ llvm::Expected<std::string> PtxBlockTemplate::instantiate(StringRef name, const 
       return block.takeError();
     blocks.push_back(std::move(*block));
   }
-  return std::move(assemble(name, blocks, unbounded, minBlocksPerSM).front().code);
+  return std::move(assemble(name, blocks, options).front().code);
 }
 
 std::string spconv::ptxModule(StringRef header, llvm::ArrayRef<PtxUnit> units) {

@@ -153,6 +153,26 @@ inline int64_t minBlocksPerSMFor(const Tiling &tiling, int64_t requested) {
 /// Why `requested` blocks of `tiling`'s size cannot share an SM (empty when they can).
 std::string invalidMinBlocksRequest(const Tiling &tiling, int64_t requested);
 
+/// How a kernel's blocks meet their work: the grid order (Tiling::blockOrder) and whether
+/// they take it from per-channel-block queues by SM (`--sm-affinity`).
+struct WorkOrder {
+  int64_t blockOrder = 1;
+  bool smAffine = false;
+};
+/// The work order of `tiling` (block-order and sm-affinity as requested where the requests
+/// are not 0: `requestedBlockOrder` is the block-order before chooseTiling) for channel blocks of about `blockInstructions` PTX instructions each, with
+/// `blocksPerSM` blocks resident per SM (docs/design.md, "Work order"). Where co-resident
+/// blocks would run more than 128 KB of distinct code, the heuristic gives a grid with
+/// 1.5 waves or more per channel block the channel-block-major order (a wave runs one
+/// channel block) and other grids of a wave or more with 3+ channel blocks SM affinity
+/// (an SM runs one channel block). Only the PTX-level fold knows the code size, so only it
+/// applies the rule; the queues exist only there.
+WorkOrder chooseWorkOrder(const ConvShape &shape, const Tiling &tiling, int64_t blockInstructions,
+                          int64_t blocksPerSM, int64_t requestedBlockOrder,
+                          int64_t requestedSmAffinity);
+/// Why `requested` is no sm-affinity request (empty when it is one: 0, 1 or 2).
+std::string invalidSmAffinityRequest(int64_t requested);
+
 /// Sets `tiling.splitC` (kept when given and workable, else chosen) and shrinks chunkC so
 /// that every group's tile fits; part of chooseTiling.
 void chooseSplit(const ConvShape &shape, Tiling &tiling);

@@ -32,10 +32,12 @@ constexpr llvm::StringLiteral kBlockTemplateAttr = "spconv.block_template";
 /// Name of the gpu.module that holds every kernel of a module.
 constexpr llvm::StringLiteral kKernelModuleName = "spconv_kernels";
 
-/// The conv's launch attribute: grid, block, shared bytes, tiling, and the blocks per SM
-/// ptxas was asked to fit (`min_blocks_per_sm`, when `minBlocksPerSM` > 0).
+/// The conv's launch attribute: grid, block, shared bytes, tiling, the blocks per SM
+/// ptxas was asked to fit (`min_blocks_per_sm`, when `minBlocksPerSM` > 0), and whether the
+/// blocks take their work from queues by SM (`sm_affine`, a unit attribute, when set).
 mlir::DictionaryAttr makeLaunchAttr(mlir::MLIRContext *ctx, const ConvShape &shape,
-                                    const Tiling &tiling, int64_t minBlocksPerSM = 0);
+                                    const Tiling &tiling, int64_t minBlocksPerSM = 0,
+                                    bool smAffine = false);
 /// Records that `kernel` in `symbolTable` computes `op`, whose weights it must get folded.
 void addWeightsEntry(mlir::Operation *symbolTable, llvm::StringRef kernel, Conv2DOp op);
 /// The convs under `root` that no lowering has tagged with a kernel yet, in walk order.
