@@ -252,6 +252,8 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
                           minBlocksPerSMFor(tiling, options.minBlocksPerSM),
                           options.tiling.blockOrder, options.smAffinity);
       tiling.blockOrder = order.blockOrder;
+      if (std::string why = noRoomForWorkSlot(shape, tiling); order.smAffine && !why.empty())
+        return op.emitError(why);
       const PtxBlockTemplate *found =
           findOrBuildTemplate(op, shape, tiling, options, cache, templates, nvptxSeconds, times);
       if (!found)

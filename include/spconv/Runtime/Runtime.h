@@ -106,6 +106,9 @@ public:
   int attribute(CUfunction_attribute attr) const;
 
   // Enqueues one launch; `args` are the device pointers in the order of desc().params.
+  // A kernel whose sidecar tiling says sm_affine keeps its work queues in the module: two
+  // launches of it must not overlap (order them in one stream or with an event; load the
+  // module once per concurrent stream otherwise). docs/launch-abi.md.
   void launch(const std::vector<CUdeviceptr> &args, CUstream stream = nullptr) const;
 
 private:

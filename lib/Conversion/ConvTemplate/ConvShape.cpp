@@ -293,6 +293,16 @@ std::string spconv::invalidSmAffinityRequest(int64_t requested) {
   return "";
 }
 
+std::string spconv::noRoomForWorkSlot(const ConvShape &sh, const Tiling &t) {
+  int64_t tile = KernelGeometry(sh, t).blockSharedFloats * 4;
+  if (tile + kWorkSlotBytes <= kMaxSharedBytes)
+    return "";
+  return "sm-affinity=2 needs " + std::to_string(kWorkSlotBytes) +
+         " bytes of static shared memory beside this tiling's " + std::to_string(tile) +
+         "-byte tile, and a block may have " + std::to_string(kMaxSharedBytes) +
+         "; ask for a smaller --chunk-c";
+}
+
 WorkOrder spconv::chooseWorkOrder(const ConvShape &sh, const Tiling &t,
                                   int64_t blockInstructions, int64_t blocksPerSM,
                                   int64_t requestedBlockOrder, int64_t requestedSmAffinity) {
@@ -328,7 +338,7 @@ WorkOrder spconv::chooseWorkOrder(const ConvShape &sh, const Tiling &t,
   // ResNet-50's layer3 3x3 1.04x. Not below a wave (no data) nor at 2 channel blocks
   // (ResNet-50's layer2 1x1 0.96x); the claim costs a few percent where nothing is gained.
   if (chooseAffinity && !order.smAffine && g.kBlocks >= 3 &&
-      g.kBlocks * itemsPerChannelBlock >= resident)
+      g.kBlocks * itemsPerChannelBlock >= resident && noRoomForWorkSlot(sh, t).empty())
     order.smAffine = true;
   return order;
 }

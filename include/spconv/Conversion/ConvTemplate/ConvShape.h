@@ -172,6 +172,8 @@ WorkOrder chooseWorkOrder(const ConvShape &shape, const Tiling &tiling, int64_t 
                           int64_t requestedSmAffinity);
 /// Why `requested` is no sm-affinity request (empty when it is one: 0, 1 or 2).
 std::string invalidSmAffinityRequest(int64_t requested);
+/// Why `tiling` leaves no room for SM affinity's shared work slot (empty when it does).
+std::string noRoomForWorkSlot(const ConvShape &shape, const Tiling &tiling);
 
 /// Sets `tiling.splitC` (kept when given and workable, else chosen) and shrinks chunkC so
 /// that every group's tile fits; part of chooseTiling.
@@ -182,6 +184,8 @@ void chooseSplit(const ConvShape &shape, Tiling &tiling);
 constexpr int64_t kStageBatch = 8;
 /// Shared memory a block may use for its staged tile (the static .shared limit).
 constexpr int64_t kMaxSharedBytes = 48 * 1024;
+/// Static shared memory an SM-affine kernel adds to its tile: the work slot, 16-byte aligned.
+constexpr int64_t kWorkSlotBytes = 16;
 /// What the heuristic aims for. Registers, not shared memory, bound residency (128 registers
 /// x 128 threads x 4 blocks fill an SM's register file; 24 KB x 4 is under half its shared
 /// memory), and every chunk costs a copy of the staging code and two barriers in each
