@@ -233,6 +233,14 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
     auto mayHalve = [&](const Tiling &tiling) {
       return options.tiling.blockK == 0 && tiling.blockK > 1;
     };
+    // Whether the work-order rule may turn an SM-affine block-k 64 kernel of 4 blocks per SM
+    // into block-k 32 at 8 (64 registers): everything it touches is the heuristic's.
+    auto mayTradeRegistersForWarps = [&](const Tiling &tiling) {
+      return options.tiling.blockK == 0 && options.minBlocksPerSM == 0 &&
+             options.smAffinity == 0 && tiling.blockK == 64 && tiling.minBlocksPerSM == 0 &&
+             tiling.blockThreads() == 128 && tiling.splitC == 1 && tiling.imagesPerBlock == 1 &&
+             tiling.chunkLoop == 1 && tiling.outputsPerThread == 1;
+    };
     auto halve = [&](const Tiling &tiling) {
       requested.chunkLoop = options.tiling.chunkLoop;
       requested.blockK = tiling.blockK / 2;
@@ -252,6 +260,16 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
                           minBlocksPerSMFor(tiling, options.minBlocksPerSM),
                           options.tiling.blockOrder, options.smAffinity);
       tiling.blockOrder = order.blockOrder;
+      if (order.smAffine && mayTradeRegistersForWarps(tiling)) {
+        // An SM running one channel block's code can take twice the blocks of half the
+        // channels without fetching more distinct code: alexnet-conv2 at batch 64 ran 0.151
+        // ms at block-k 64 / 4 blocks per SM and 0.128 ms at block-k 32 / 8 (1.32x cuDNN
+        // FP32); without SM affinity that tiling lost on 5x5 convs (docs/tuning-log.md,
+        // "SM affinity").
+        requested.blockK = 32;
+        requested.minBlocksPerSM = 8;
+        continue;
+      }
       if (std::string why = noRoomForWorkSlot(shape, tiling); order.smAffine && !why.empty())
         return op.emitError(why);
       const PtxBlockTemplate *found =

@@ -324,19 +324,25 @@ WorkOrder spconv::chooseWorkOrder(const ConvShape &sh, const Tiling &t,
     return order;
   int64_t resident = kTargetSMs * blocks;
   int64_t itemsPerChannelBlock = gridBlocks(sh, t) / g.kBlocks;
-  // Enough work per channel block that the whole GPU runs one channel block's code for a
-  // while: vgg-conv3 1.20x, VGG-16's conv2_1 1.11x and conv3_1 1.12x at batch 64. With less,
-  // the order loses (ResNet-50's layer2 3x3 0.80x): each channel block then reads the input
-  // from DRAM in its own short pass.
+  // A channel block whose code fits the fetch budget by itself, with enough work that the
+  // whole GPU runs it for a while: the channel-block-major grid (vgg-conv3 1.18x, VGG-16's
+  // conv2_1 1.12x and conv3_1 1.13x at batch 64). Each channel block then reads the input
+  // from DRAM in its own pass: with less work (ResNet-50's layer2 3x3 0.80x), or with code
+  // that misses the caches anyway (VGG-16's conv3_2 at block-k 64, vgg-conv3 at p = 0.5:
+  // 17-20 K instructions a block, 0.78-0.83x), that costs more than it saves.
+  bool fitsAlone = blockInstructions * kBytesPerInstruction <= kFetchBytes;
   if (2 * itemsPerChannelBlock >= 3 * resident) {
-    // Not SM affinity even in the grid order: vgg-conv3 0.96x with it.
-    if (chooseOrder)
+    // Not SM affinity either: vgg-conv3 0.96x, VGG-16's conv3_2 0.90x, vgg-conv3 at p = 0.5
+    // 1.00x with it.
+    if (chooseOrder && fitsAlone)
       order.blockOrder = 2;
     return order;
   }
-  // Otherwise each SM runs one channel block: alexnet-conv2 1.15x (1.78x at p = 0.5),
-  // ResNet-50's layer3 3x3 1.04x. Not below a wave (no data) nor at 2 channel blocks
-  // (ResNet-50's layer2 1x1 0.96x); the claim costs a few percent where nothing is gained.
+  // With fewer waves each SM runs one channel block while the grid order keeps the channel
+  // blocks reading one input tile together: alexnet-conv2 1.14x (1.80x at p = 0.5),
+  // resnet-conv2 at p = 0.5 1.31x, ResNet-50's layer3 3x3 1.04x. Not below a wave (no data) nor at 2
+  // channel blocks (ResNet-50's layer2 1x1 0.96x); where nothing is gained the claim costs a
+  // few percent.
   if (chooseAffinity && !order.smAffine && g.kBlocks >= 3 &&
       g.kBlocks * itemsPerChannelBlock >= resident && noRoomForWorkSlot(sh, t).empty())
     order.smAffine = true;
