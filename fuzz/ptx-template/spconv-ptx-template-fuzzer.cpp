@@ -133,7 +133,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
 
   PtxFoldCounts counts;
-  llvm::Expected<std::string> kernel = tmpl->instantiate("spconv_conv2d_0", w, 4, counts);
+  llvm::Expected<std::string> kernel =
+      tmpl->instantiate("spconv_conv2d_0", w, 4, counts, /*shareStaging=*/true,
+                        /*smAffine=*/(hash >> 54 & 1) != 0);
   if (!kernel) {
     llvm::consumeError(kernel.takeError());
     return 0;
@@ -151,8 +153,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     blocks.push_back(std::move(*block));
   }
-  std::vector<PtxUnit> units =
-      tmpl->assemble("spconv_conv2d_0", blocks, /*budget=*/64 + (hash & 255), 0);
+  // Pieces with and without the SM-affine work queues (the %ctaid rename, the work slot).
+  AssemblyOptions assembly;
+  assembly.budget = 64 + (hash & 255);
+  assembly.smAffine = (hash >> 53 & 1) != 0;
+  std::vector<PtxUnit> units = tmpl->assemble("spconv_conv2d_0", blocks, assembly);
   for (const PtxUnit &unit : units)
     llvm::nulls() << ptxUnitModule(tmpl->moduleHeader(), unit);
   llvm::nulls() << ptxModule(tmpl->moduleHeader(), units);

@@ -38,6 +38,8 @@ Options:
 
 Errors: max_rel_err = max|out - ref| / max(max|ref|, FLT_MIN) is the pass/fail number;
 max_elem_rel_err = max |out - ref| / max(|ref|, 1e-3 max|ref|) and rel_l2_err are reported.
+The generated kernel is checked before it is timed (errors.spconv) and again after its timed
+launches (errors.spconv_after_timing: kernels with work queues keep state between launches).
 Exit status: 0 ok, 1 the generated kernel failed verification, 2 any other error.
 )";
 

@@ -42,6 +42,10 @@ static cl::opt<bool> shareStaging("share-staging",
                                   cl::desc("Share the staging code between channel blocks "
                                            "(default on, as spconv-translate)"),
                                   cl::init(true));
+static cl::opt<bool> smAffine("sm-affine",
+                              cl::desc("Blocks take their work from per-channel-block queues "
+                                       "by SM (spconv-translate --sm-affinity=2)"),
+                              cl::init(false));
 static cl::opt<std::string> outputPath("o", cl::desc("Output PTX"), cl::init("-"));
 
 static int fail(const Twine &message) {
@@ -94,7 +98,7 @@ int main(int argc, char **argv) {
   int64_t kBlocks = k / blockK + (k % blockK != 0);
   spconv::BlockWeights w{weights, bias, k, blockK, kBlocks, strictIEEE};
   spconv::PtxFoldCounts counts;
-  Expected<std::string> kernel = tmpl->instantiate(name, w, minBlocksPerSM, counts, shareStaging);
+  Expected<std::string> kernel = tmpl->instantiate(name, w, minBlocksPerSM, counts, shareStaging, smAffine);
   if (!kernel)
     return fail(toString(kernel.takeError()));
 

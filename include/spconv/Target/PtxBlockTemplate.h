@@ -155,7 +155,8 @@ public:
 
   /// The kernel `name` computing every channel block of a conv with `weights`, staging
   /// shared between blocks when the template allows it and `shareStaging` is set.
-  /// `minBlocksPerSM` > 0 adds `.minnctapersm`; `smAffine`: AssemblyOptions::smAffine.
+  /// `minBlocksPerSM` > 0 adds `.minnctapersm`; `smAffine`: AssemblyOptions::smAffine. The
+  /// text holds the module-scope definitions the kernel needs (an SM-affine kernel's queues).
   llvm::Expected<std::string> instantiate(llvm::StringRef name, const BlockWeights &weights,
                                           int64_t minBlocksPerSM, PtxFoldCounts &counts,
                                           bool shareStaging = true, bool smAffine = false) const;

@@ -424,6 +424,10 @@ PtxBlockTemplate::assembleShared(StringRef name,
   return packUnits(name, sizes, sharedInstructions(), options, body);
 }
 
+/// A one-unit kernel as module text: its module-scope definitions (an SM-affine kernel's
+/// queues), then the entry.
+static std::string unitText(const PtxUnit &unit) { return unit.globals + unit.code; }
+
 llvm::Expected<std::string> PtxBlockTemplate::instantiate(StringRef name, const BlockWeights &w,
                                                           int64_t minBlocksPerSM,
                                                           PtxFoldCounts &counts,
@@ -442,7 +446,7 @@ llvm::Expected<std::string> PtxBlockTemplate::instantiate(StringRef name, const 
         return regions.takeError();
       blockRegions.push_back(std::move(*regions));
     }
-    return std::move(assembleShared(name, blockRegions, options).front().code);
+    return unitText(assembleShared(name, blockRegions, options).front());
   }
   std::vector<std::string> blocks;
   for (int64_t kb = 0; kb < w.kBlocks; ++kb) {
@@ -451,7 +455,7 @@ llvm::Expected<std::string> PtxBlockTemplate::instantiate(StringRef name, const 
       return block.takeError();
     blocks.push_back(std::move(*block));
   }
-  return std::move(assemble(name, blocks, options).front().code);
+  return unitText(assemble(name, blocks, options).front());
 }
 
 std::string spconv::ptxModule(StringRef header, llvm::ArrayRef<PtxUnit> units) {
