@@ -41,9 +41,13 @@ def check_kernel(k):
     images = tiling.get("images_per_block", 1)
     major = tiling.get("channel_block_major", False)
     axis, name = (1, "grid.y") if major is True else (2, "grid.z")
-    if major not in (True, False) or not isinstance(images, int) or images < 1 or \
+    if not isinstance(major, bool) or not isinstance(images, int) or images < 1 or \
             grid[axis] != -(-c["N"] // images):
         raise SidecarError("%s: %s must be the batch over images_per_block" % (k["entry"], name))
+    # sm_affine: the kernel keeps work queues in its module; launches of it must not overlap
+    # (docs/launch-abi.md). Nothing else about the launch changes.
+    if not isinstance(tiling.get("sm_affine", False), bool):
+        raise SidecarError("%s: tiling.sm_affine must be true or false" % k["entry"])
     return k
 
 

@@ -86,8 +86,24 @@ def test_check_sidecar_channel_block_major():
     k["grid"][1], k["grid"][2] = 1, 3
     with pytest.raises(launch.SidecarError, match="grid.y"):
         launch.check_kernel(k)
-    k["tiling"]["channel_block_major"] = "yes"
-    with pytest.raises(launch.SidecarError, match="grid"):
+    for bad in ("yes", 1):  # 1 == True in Python: still not a JSON boolean
+        k["tiling"]["channel_block_major"] = bad
+        with pytest.raises(launch.SidecarError, match="grid"):
+            launch.check_kernel(k)
+
+
+def test_check_sidecar_sm_affine():
+    # tiling.sm_affine (work queues by SM) changes nothing in the launch but must be a bool.
+    from conftest import fake_kernel
+    from spconv import launch
+    from spconv.mlir import ConvSpec
+    import numpy as np
+    s = ConvSpec("c", np.ones((4, 3, 3, 3), np.float32), (5, 3, 8, 8))
+    k = fake_kernel(0, s)
+    k["tiling"] = {"sm_affine": True}
+    launch.check_kernel(k)
+    k["tiling"]["sm_affine"] = 1
+    with pytest.raises(launch.SidecarError, match="sm_affine"):
         launch.check_kernel(k)
 
 
