@@ -233,13 +233,23 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
     auto mayHalve = [&](const Tiling &tiling) {
       return options.tiling.blockK == 0 && tiling.blockK > 1;
     };
-    // Whether the work-order rule may turn an SM-affine block-k 64 kernel of 4 blocks per SM
-    // into block-k 32 at 8 (64 registers): everything it touches is the heuristic's.
+    // Whether a block-k 64 kernel of 128 threads at 4 blocks per SM may become block-k 32 at
+    // 8 (64 registers, the occupancy rule's tiling): everything it touches is the
+    // heuristic's. tradeRegistersForWarps asks for that tiling, one image and no split, so
+    // that the retry keeps 128-thread blocks (with the heuristic's packing a 256-thread block
+    // at 8 per SM gets 32 registers: ResNet-50's layer3 3x3 ran 2.4x slower so).
     auto mayTradeRegistersForWarps = [&](const Tiling &tiling) {
       return options.tiling.blockK == 0 && options.minBlocksPerSM == 0 &&
-             options.smAffinity == 0 && tiling.blockK == 64 && tiling.minBlocksPerSM == 0 &&
-             tiling.blockThreads() == 128 && tiling.splitC == 1 && tiling.imagesPerBlock == 1 &&
-             tiling.chunkLoop == 1 && tiling.outputsPerThread == 1;
+             options.tiling.splitC == 0 && options.tiling.imagesPerBlock == 0 &&
+             tiling.blockK == 64 && tiling.minBlocksPerSM == 0 && tiling.blockThreads() == 128 &&
+             tiling.splitC == 1 && tiling.imagesPerBlock == 1 && tiling.chunkLoop == 1 &&
+             tiling.outputsPerThread == 1;
+    };
+    auto tradeRegistersForWarps = [&] {
+      requested.blockK = 32;
+      requested.minBlocksPerSM = 8;
+      requested.splitC = 1;
+      requested.imagesPerBlock = 1;
     };
     auto halve = [&](const Tiling &tiling) {
       requested.chunkLoop = options.tiling.chunkLoop;
@@ -254,20 +264,27 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
         halve(tiling);
         continue;
       }
+      if (occupancyForCodeHeavyBlocks(shape, code.mean) && mayTradeRegistersForWarps(tiling)) {
+        // The occupancy rule's tiling where its shape test (128+ input channels) misses but
+        // the weights make each block-k 64 channel block more code than an SM streams well:
+        // at p = 0.5, batch 64, resnet-conv1 0.3457 -> 0.2393 ms and vgg-conv2 6.556 -> 3.974
+        // (docs/tuning-log.md, "SM affinity and the work-order rule").
+        tradeRegistersForWarps();
+        continue;
+      }
       // Decided before the template is built: the grid order is part of it.
       WorkOrder order =
           chooseWorkOrder(shape, tiling, code.mean,
                           minBlocksPerSMFor(tiling, options.minBlocksPerSM),
                           options.tiling.blockOrder, options.smAffinity);
       tiling.blockOrder = order.blockOrder;
-      if (order.smAffine && mayTradeRegistersForWarps(tiling)) {
+      if (order.smAffine && options.smAffinity == 0 && mayTradeRegistersForWarps(tiling)) {
         // An SM running one channel block's code can take twice the blocks of half the
         // channels without fetching more distinct code: alexnet-conv2 at batch 64 ran 0.151
         // ms at block-k 64 / 4 blocks per SM and 0.128 ms at block-k 32 / 8 (1.32x cuDNN
         // FP32); without SM affinity that tiling lost on 5x5 convs (docs/tuning-log.md,
         // "SM affinity").
-        requested.blockK = 32;
-        requested.minBlocksPerSM = 8;
+        tradeRegistersForWarps();
         continue;
       }
       if (std::string why = noRoomForWorkSlot(shape, tiling); order.smAffine && !why.empty())

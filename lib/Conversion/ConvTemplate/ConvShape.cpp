@@ -293,6 +293,12 @@ std::string spconv::invalidSmAffinityRequest(int64_t requested) {
   return "";
 }
 
+bool spconv::occupancyForCodeHeavyBlocks(const ConvShape &sh, int64_t blockInstructions) {
+  bool unstrided3x3 = sh.r == 3 && sh.s == 3 && sh.sh == 1 && sh.sw == 1 && sh.dh == 1 &&
+                      sh.dw == 1 && sh.groups == 1;
+  return unstrided3x3 && sh.c >= 64 && sh.c < 128 && blockInstructions > 8192;
+}
+
 std::string spconv::noRoomForWorkSlot(const ConvShape &sh, const Tiling &t) {
   int64_t tile = KernelGeometry(sh, t).blockSharedFloats * 4;
   if (tile + kWorkSlotBytes <= kMaxSharedBytes)
