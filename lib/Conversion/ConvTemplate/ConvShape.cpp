@@ -346,9 +346,9 @@ WorkOrder spconv::chooseWorkOrder(const ConvShape &sh, const Tiling &t,
   }
   // With fewer waves each SM runs one channel block while the grid order keeps the channel
   // blocks reading one input tile together: alexnet-conv2 1.14x (1.80x at p = 0.5),
-  // resnet-conv2 at p = 0.5 1.31x, ResNet-50's layer3 3x3 1.04x. Not below a wave (no data) nor at 2
-  // channel blocks (ResNet-50's layer2 1x1 0.96x); where nothing is gained the claim costs a
-  // few percent.
+  // resnet-conv2 at p = 0.5 1.31x, ResNet-50's layer3 3x3 1.04x. Not below a wave (no
+  // data) nor at 2 channel blocks (ResNet-50's layer2 1x1 0.96x); where nothing is gained
+  // the claim costs a few percent.
   if (chooseAffinity && !order.smAffine && g.kBlocks >= 3 &&
       g.kBlocks * itemsPerChannelBlock >= resident && noRoomForWorkSlot(sh, t).empty())
     order.smAffine = true;

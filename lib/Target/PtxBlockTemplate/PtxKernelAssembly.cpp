@@ -81,14 +81,14 @@ static std::string workSlot(StringRef name) { return (name + "_spconv_work").str
 static std::string workQueues(StringRef name) { return (name + "_spconv_queue").str(); }
 
 /// The start of an SM-affine kernel's entry: thread 0 claims the block's work item, starting
-/// with the queue of channel block %smid x `numBlocks` / %nsmid and moving to the next one while a
-/// queue is drained, writes (tile, channel block, image group) to the work slot and, as the
-/// last block of the launch to claim, resets the queues for the next launch. Every queue
-/// holds %nctaid.x x (image groups) items and the grid one block per item, so every block
-/// finds one (a claim that overshoots a drained queue takes nothing) and every item is
-/// computed once. The claims are relaxed atomics; the count of claims is acquire-release,
-/// so the reset follows every claim of the launch. Launches of one module must therefore
-/// not run concurrently (docs/launch-abi.md).
+/// with the queue of channel block %smid x `numBlocks` / %nsmid and moving to the next one
+/// while a queue is drained, writes (tile, channel block, image group) to the work slot and,
+/// as the last block of the launch to count its claim, resets the queues for the next
+/// launch. Every queue holds %nctaid.x x (image groups) items and the grid one block per
+/// item, so every block finds one (a claim that overshoots a drained queue takes nothing)
+/// and every item is computed once. The claims are relaxed atomics; the count of claims is
+/// acquire-release, so the reset follows every claim of the launch. Launches of one module
+/// must therefore not run concurrently (docs/launch-abi.md).
 static void emitWorkClaim(llvm::raw_ostream &os, StringRef name, int64_t numBlocks,
                           int64_t channelBlockDim) {
   std::string slot = workSlot(name), queues = workQueues(name);

@@ -159,14 +159,15 @@ struct WorkOrder {
   int64_t blockOrder = 1;
   bool smAffine = false;
 };
-/// The work order of `tiling` (block-order and sm-affinity as requested where the requests
-/// are not 0: `requestedBlockOrder` is the block-order before chooseTiling) for channel blocks of about `blockInstructions` PTX instructions each, with
-/// `blocksPerSM` blocks resident per SM (docs/design.md, "Work order"). Where co-resident
-/// blocks would run more than 128 KB of distinct code, the heuristic gives a grid with
-/// 1.5 waves or more per channel block the channel-block-major order (a wave runs one
-/// channel block) and other grids of a wave or more with 3+ channel blocks SM affinity
-/// (an SM runs one channel block). Only the PTX-level fold knows the code size, so only it
-/// applies the rule; the queues exist only there.
+/// The work order of `tiling` for channel blocks of about `blockInstructions` PTX
+/// instructions each, with `blocksPerSM` blocks resident per SM (docs/design.md, "Work
+/// order"); block-order and sm-affinity as requested where the requests are not 0
+/// (`requestedBlockOrder` is the block-order before chooseTiling). Where co-resident blocks
+/// would run more than 128 KB of distinct code: with 1.5 waves or more per channel block,
+/// the channel-block-major grid if one channel block's code fits 128 KB (a wave runs one
+/// channel block), else the grid order; with fewer waves, 3+ channel blocks and a wave or
+/// more of blocks, SM affinity (an SM runs one channel block). Only the PTX-level fold
+/// knows the code size, so only it applies the rule; the queues exist only there.
 WorkOrder chooseWorkOrder(const ConvShape &shape, const Tiling &tiling, int64_t blockInstructions,
                           int64_t blocksPerSM, int64_t requestedBlockOrder,
                           int64_t requestedSmAffinity);
