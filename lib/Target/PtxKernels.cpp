@@ -233,23 +233,10 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
     auto mayHalve = [&](const Tiling &tiling) {
       return options.tiling.blockK == 0 && tiling.blockK > 1;
     };
-    // Whether a block-k 64 kernel of 128 threads at 4 blocks per SM may become block-k 32 at
-    // 8 (64 registers, the occupancy rule's tiling): everything it touches is the
-    // heuristic's. tradeRegistersForWarps asks for that tiling, one image and no split, so
-    // that the retry keeps 128-thread blocks (with the heuristic's packing a 256-thread block
-    // at 8 per SM gets 32 registers: ResNet-50's layer3 3x3 ran 2.4x slower so).
+    // Whether the retries below may take the occupancy rule's tiling (block-k 32 at 8 blocks
+    // per SM) for this one: everything it touches is the heuristic's.
     auto mayTradeRegistersForWarps = [&](const Tiling &tiling) {
-      return options.tiling.blockK == 0 && options.minBlocksPerSM == 0 &&
-             options.tiling.splitC == 0 && options.tiling.imagesPerBlock == 0 &&
-             tiling.blockK == 64 && tiling.minBlocksPerSM == 0 && tiling.blockThreads() == 128 &&
-             tiling.splitC == 1 && tiling.imagesPerBlock == 1 && tiling.chunkLoop == 1 &&
-             tiling.outputsPerThread == 1;
-    };
-    auto tradeRegistersForWarps = [&] {
-      requested.blockK = 32;
-      requested.minBlocksPerSM = 8;
-      requested.splitC = 1;
-      requested.imagesPerBlock = 1;
+      return options.minBlocksPerSM == 0 && mayTakeOccupancyTiling(requested, tiling);
     };
     auto halve = [&](const Tiling &tiling) {
       requested.chunkLoop = options.tiling.chunkLoop;
@@ -269,7 +256,7 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
         // the weights make each block-k 64 channel block more code than an SM streams well:
         // at p = 0.5, batch 64, resnet-conv1 0.3457 -> 0.2393 ms and vgg-conv2 6.556 -> 3.974
         // (docs/tuning-log.md, "SM affinity and the work-order rule").
-        tradeRegistersForWarps();
+        requestOccupancyTiling(requested);
         continue;
       }
       // Decided before the template is built: the grid order is part of it.
@@ -284,7 +271,7 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
         // ms at block-k 64 / 4 blocks per SM and 0.128 ms at block-k 32 / 8 (1.32x cuDNN
         // FP32); without SM affinity that tiling lost on 5x5 convs (docs/tuning-log.md,
         // "SM affinity").
-        tradeRegistersForWarps();
+        requestOccupancyTiling(requested);
         continue;
       }
       if (std::string why = noRoomForWorkSlot(shape, tiling); order.smAffine && !why.empty())

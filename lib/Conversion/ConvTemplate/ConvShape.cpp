@@ -236,15 +236,30 @@ static void chooseImagesPerBlock(const ConvShape &sh, const Tiling &requested, T
 /// 5x5 (alexnet-conv2) or 1x1 (memory-bound) the same tiling lost 8-44%, and in the chunk
 /// loop (C >= 256) the exposed staging latency lost 31-49% (docs/tuning-log.md,
 /// "Occupancy").
-static void chooseOccupancy(const ConvShape &sh, const Tiling &requested, Tiling &t) {
+static bool isUnstrided3x3(const ConvShape &sh) {
+  return sh.r == 3 && sh.s == 3 && sh.sh == 1 && sh.sw == 1 && sh.dh == 1 && sh.dw == 1 &&
+         sh.groups == 1;
+}
+
+bool spconv::mayTakeOccupancyTiling(const Tiling &requested, const Tiling &t) {
   bool heuristic = requested.blockK <= 0 && requested.imagesPerBlock <= 0 &&
                    requested.splitC <= 0 && requested.chunkLoop <= 0 &&
-                   requested.outputsPerThread <= 0;
-  bool unstrided3x3 = sh.r == 3 && sh.s == 3 && sh.sh == 1 && sh.sw == 1 && sh.dh == 1 &&
-                      sh.dw == 1 && sh.groups == 1;
-  if (heuristic && unstrided3x3 && sh.c >= 128 && t.blockK == 64 && t.imagesPerBlock == 1 &&
-      t.splitC == 1 && t.chunkLoop == 1 && t.outputsPerThread == 1 &&
-      t.blockThreads() == 128) {
+                   requested.outputsPerThread <= 0 && requested.minBlocksPerSM <= 0;
+  return heuristic && t.blockK == 64 && t.imagesPerBlock == 1 && t.splitC == 1 &&
+         t.chunkLoop == 1 && t.outputsPerThread == 1 && t.blockThreads() == 128;
+}
+
+void spconv::requestOccupancyTiling(Tiling &requested) {
+  requested.blockK = 32;
+  requested.minBlocksPerSM = 8;
+  // One image, no split: with the heuristic's packing a 256-thread block at 8 per SM gets 32
+  // registers (ResNet-50's layer3 3x3 ran 2.4x slower so).
+  requested.splitC = 1;
+  requested.imagesPerBlock = 1;
+}
+
+static void chooseOccupancy(const ConvShape &sh, const Tiling &requested, Tiling &t) {
+  if (isUnstrided3x3(sh) && sh.c >= 128 && mayTakeOccupancyTiling(requested, t)) {
     t.blockK = 32;
     t.minBlocksPerSM = 8;
   }
@@ -294,9 +309,7 @@ std::string spconv::invalidSmAffinityRequest(int64_t requested) {
 }
 
 bool spconv::occupancyForCodeHeavyBlocks(const ConvShape &sh, int64_t blockInstructions) {
-  bool unstrided3x3 = sh.r == 3 && sh.s == 3 && sh.sh == 1 && sh.sw == 1 && sh.dh == 1 &&
-                      sh.dw == 1 && sh.groups == 1;
-  return unstrided3x3 && sh.c >= 64 && sh.c < 128 && blockInstructions > 8192;
+  return isUnstrided3x3(sh) && sh.c >= 64 && sh.c < 128 && blockInstructions > 8192;
 }
 
 std::string spconv::noRoomForWorkSlot(const ConvShape &sh, const Tiling &t) {

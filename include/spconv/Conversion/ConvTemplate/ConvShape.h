@@ -171,6 +171,13 @@ struct WorkOrder {
 WorkOrder chooseWorkOrder(const ConvShape &shape, const Tiling &tiling, int64_t blockInstructions,
                           int64_t blocksPerSM, int64_t requestedBlockOrder,
                           int64_t requestedSmAffinity);
+/// Whether `t`, chosen by chooseTiling for `requested`, is the heuristic's block-k 64 form
+/// (128 threads, 4 blocks per SM, straight-line) that the occupancy rule turns into block-k 32
+/// at 8 blocks per SM (docs/design.md, "Occupancy").
+bool mayTakeOccupancyTiling(const Tiling &requested, const Tiling &t);
+/// Makes `requested` ask for the occupancy rule's tiling: block-k 32 at 8 blocks per SM, one
+/// image, no split.
+void requestOccupancyTiling(Tiling &requested);
 /// Whether an unstrided, ungrouped 3x3 conv over 64-127 input channels (the occupancy rule
 /// takes 128+ by shape alone) whose block-k 64 channel blocks run `blockInstructions` PTX
 /// instructions each should take the occupancy rule's tiling anyway: past 8192 (128 KB of
