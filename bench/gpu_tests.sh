@@ -11,7 +11,9 @@
 # channel-block-major grid (order-major-*: --block-order=2), work queues by SM (sm-affine-*:
 # --sm-affinity=2, one case with more channel blocks than an H100 has SMs, so that blocks
 # take most of their work from other SMs' queues; spconv-bench checks the kernel again
-# after its timed launches, which must each find the queues reset), folded in PTX
+# after its timed launches, which must each find the queues reset), staging by cp.async
+# (async-*: --async-staging=2, with padding, groups past K, packed images past the batch,
+# split groups, a chunk loop, pieces; images4-loop takes it from the heuristic), folded in PTX
 # (one from NVPTX at -O0) and in LLVM IR, each verified on the GPU against cuDNN FP32.
 # test/GPU/shapes.test runs a few of them through lit where a machine has both MLIR and a
 # GPU; the project's GPU machine has no MLIR, so there the cases are compiled here first
@@ -99,6 +101,16 @@ shapes=(
   "sm-affine-loop|--shape 2,64,9,11,40,3,3 --pad 1,1,1,1 --bias|--sm-affinity=2 --block-k=8 --chunk-c=8 --chunk-loop=2"
   "sm-affine-stealing|--shape 3,8,6,6,300,1,1 --bias --relu|--sm-affinity=2 --block-k=2"
   "sm-affine-big|--shape 64,128,28,28,128,3,3 --pad 1,1,1,1 --bias|--sm-affinity=2"
+  "async|--shape 1,3,10,10,8,3,3 --pad 1,1,1,1 --bias --relu|--async-staging=2"
+  "async-asym-s2|--shape 2,5,15,14,7,3,3 --stride 2,2 --pad 0,2,1,0|--async-staging=2 --block-k=2"
+  "async-groups-partial|--shape 1,24,9,9,48,3,3 --groups 24 --pad 1,1,1,1|--block-k=32 --async-staging=2"
+  "async-images-partial|--shape 5,40,7,7,24,3,3 --pad 1,1,1,1 --bias --relu|--images-per-block=2 --block-k=8 --async-staging=2"
+  "async-split|--shape 1,64,14,14,24,3,3 --pad 1,1,1,1 --bias --relu|--block-k=8 --split-c=2 --async-staging=2"
+  "async-loop-groups|--shape 1,50,10,10,12,3,3 --pad 1,1,1,1 --groups 2 --bias|--block-k=6 --chunk-c=7 --split-c=2 --chunk-loop=2 --async-staging=2"
+  "async-1x1-s2|--shape 2,24,15,14,20,1,1 --stride 2,2 --pad 1,0,1,1 --bias --relu|--block-k=8 --async-staging=2"
+  "async-pieces|--shape 2,8,9,11,13,3,3 --pad 1,1,1,1|--block-k=3 --code-budget=150 --outputs-per-thread=2 --share-staging=false --async-staging=2"
+  "async-llvm|--shape 1,160,14,14,44,3,3 --pad 1,1,1,1 --bias --relu|--block-k=8 --fold-at=llvm --chunk-loop=2 --async-staging=2"
+  "async-sm-affine|--shape 3,24,10,12,20,3,3 --pad 1,1,1,1 --bias --relu|--sm-affinity=2 --block-k=8 --async-staging=2"
 )
 sparsities=(0 0.5 0.9 1.0)
 if [ -n "${SPCONV_GPU_TESTS_ONLY:-}" ]; then

@@ -69,6 +69,11 @@ static FailureOr<std::string> emitPTXFoldedInLLVM(ModuleOp module,
     compile.tileP = options.tiling.tileP;
     compile.threadsQ = options.tiling.threadsQ;
     compile.chunkC = options.tiling.chunkC;
+    compile.splitC = options.tiling.splitC;
+    compile.chunkLoop = options.tiling.chunkLoop;
+    compile.imagesPerBlock = options.tiling.imagesPerBlock;
+    compile.blockOrder = options.tiling.blockOrder;
+    compile.asyncStaging = options.tiling.asyncStaging;
     pm.addPass(createSpconvCompileKernels(compile));
     if (failed(pm.run(module)))
       return failure();

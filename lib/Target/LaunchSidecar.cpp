@@ -101,7 +101,8 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
                                       {"channel_block_major", t.channelBlockMajor()},
                                       {"min_blocks_per_sm",
                                        minBlocks ? minBlocks.getInt() : 0},
-                                      {"sm_affine", launch.contains("sm_affine")}}},
+                                      {"sm_affine", launch.contains("sm_affine")},
+                                      {"async_staging", t.asyncStaging != 1}}},
     });
     return WalkResult::advance();
   });

@@ -6,6 +6,7 @@
 #include "spconv/Target/ImportOnnx.h"
 #include "spconv/Target/KernelArtifacts.h"
 #include "spconv/Target/PtxKernels.h"
+#include "spconv/Transforms/LoweringInterfaces.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -16,6 +17,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Support/FileUtilities.h"
@@ -36,8 +38,9 @@ void spconv::registerSpconvToolDialects(DialectRegistry &registry) {
   registry.insert<SpconvDialect, affine::AffineDialect, arith::ArithDialect,
                   cf::ControlFlowDialect,
                   func::FuncDialect, gpu::GPUDialect, LLVM::LLVMDialect, NVVM::NVVMDialect,
-                  linalg::LinalgDialect, memref::MemRefDialect, scf::SCFDialect,
-                  tensor::TensorDialect>();
+                  linalg::LinalgDialect, memref::MemRefDialect, nvgpu::NVGPUDialect,
+                  scf::SCFDialect, tensor::TensorDialect>();
+  registerLoweringInterfaces(registry);
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   registerAllToLLVMIRTranslations(registry);
 }
@@ -118,6 +121,12 @@ struct TranslateFlags {
                      "(tiles, images, channel blocks): each wave runs fewer channel blocks' "
                      "code, docs/design.md \"Instruction fetch\")"),
       llvm::cl::init(0), llvm::cl::cat(tilingCat)};
+  llvm::cl::opt<int64_t> asyncStaging{
+      "async-staging",
+      llvm::cl::desc("How chunks are staged (0 = heuristic: 2 for a chunk loop over packed "
+                     "images, else 1; 1 = loads and stores through registers; 2 = cp.async "
+                     "copies, docs/design.md \"Asynchronous staging\")"),
+      llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::opt<int64_t> smAffinity{
       "sm-affinity",
       llvm::cl::desc("Where a block finds its work (0 = heuristic: 1; 1 = its grid position; "
@@ -173,7 +182,8 @@ struct TranslateFlags {
     o.minBlocksPerSM = minBlocksPerSM;
     o.smAffinity = smAffinity;
     o.tiling = Tiling{blockK, outputsPerThread, tileP,    threadsQ,
-                      chunkC, splitC,           chunkLoop, imagesPerBlock, blockOrder};
+                      chunkC, splitC,           chunkLoop, imagesPerBlock, blockOrder,
+                      asyncStaging};
     o.codeBudget = codeBudget;
     o.blockCodeBudget = blockCodeBudget;
     o.shareStaging = shareStaging;

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
@@ -21,8 +22,8 @@ using namespace spconv;
 /// Bump whenever the emitted templates change for the same key. (v13: batched staging
 /// loads; v14: FMAs from affine nests unrolled by unrollTemplateNests, whose cached NVVM
 /// MLIR defines its constants elsewhere; v15: staging by tile position, tiles without
-/// slack; v16: the chunk loop runs full chunks only, unclamped.)
-static constexpr int kTemplateVersion = 16;
+/// slack; v16: the chunk loop runs full chunks only, unclamped; v17: cp.async staging.)
+static constexpr int kTemplateVersion = 17;
 
 std::string spconv::templateKey(StringRef kind, const ConvShape &shape, const Tiling &tiling,
                                 StringRef chip, StringRef extra) {
@@ -41,7 +42,8 @@ OwningOpRef<ModuleOp> spconv::buildNVVMTemplate(MLIRContext *ctx, const ConvShap
   ctx->appendDialectRegistry(registry);
   ctx->loadDialect<affine::AffineDialect, arith::ArithDialect, gpu::GPUDialect,
                    LLVM::LLVMDialect,
-                   memref::MemRefDialect, NVVM::NVVMDialect, scf::SCFDialect>();
+                   memref::MemRefDialect, nvgpu::NVGPUDialect, NVVM::NVVMDialect,
+                   scf::SCFDialect>();
   OwningOpRef<ModuleOp> scratch = ModuleOp::create(loc);
   gpu::GPUModuleOp gpuModule = getOrCreateKernelModule(*scratch);
   emitGPUKernel(shape, tiling, gpuModule, funcName, loc, form);

@@ -89,7 +89,8 @@ struct SpconvCompileKernelsPass
           ctx, {NVVM::NVVMTargetAttr::get(ctx, optLevel, "nvptx64-nvidia-cuda", chip)}));
     SymbolTable symbols(kernels);
     Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
-                     chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder};
+                     chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder,
+                     asyncStaging};
     if (std::string why = invalidTilingRequest(requested); !why.empty()) {
       getOperation().emitError(why);
       return signalPassFailure();

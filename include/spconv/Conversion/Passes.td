@@ -22,7 +22,9 @@ defvar SpconvTilingOptions = [
   Option<"imagesPerBlock", "images-per-block", "int64_t", "0",
          "Images a thread block computes side by side, in lock-step (0 = heuristic: blocks of <= 2 warps pack up to 256 threads, 4-warp blocks of filters over 1x1 with 8+ channel blocks 2 images; 1 = one image; not with split-c > 1)">,
   Option<"blockOrder", "block-order", "int64_t", "0",
-         "Grid order (0 = heuristic: 1; 1 = (tiles, channel blocks, images); 2 = (tiles, images, channel blocks): each wave runs fewer channel blocks' code, docs/design.md \"Instruction fetch\")">
+         "Grid order (0 = heuristic: 1; 1 = (tiles, channel blocks, images); 2 = (tiles, images, channel blocks): each wave runs fewer channel blocks' code, docs/design.md \"Instruction fetch\")">,
+  Option<"asyncStaging", "async-staging", "int64_t", "0",
+         "How chunks are staged (0 = heuristic: 2 for a chunk loop over packed images, else 1; 1 = loads and stores through registers; 2 = cp.async copies, docs/design.md \"Asynchronous staging\")">
 ];
 
 def ConvertSpconvToAffine : Pass<"convert-spconv-to-affine", "::mlir::ModuleOp"> {
@@ -61,7 +63,8 @@ def ConvertSpconvToAffine : Pass<"convert-spconv-to-affine", "::mlir::ModuleOp">
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect", "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"
+    "::mlir::scf::SCFDialect", "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::nvgpu::NVGPUDialect"
   ];
 }
 
@@ -81,7 +84,8 @@ def ConvertSpconvToGPU : Pass<"convert-spconv-to-gpu", "::mlir::ModuleOp"> {
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect", "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"
+    "::mlir::scf::SCFDialect", "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::nvgpu::NVGPUDialect"
   ];
 }
 

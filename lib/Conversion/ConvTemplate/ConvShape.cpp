@@ -64,7 +64,7 @@ std::string Tiling::str() const {
          (splitC > 1 ? "sc" + std::to_string(splitC) : std::string()) +
          (chunkLoop == 2 ? "cl" : "") +
          (imagesPerBlock > 1 ? "ib" + std::to_string(imagesPerBlock) : std::string()) +
-         (blockOrder == 2 ? "cbm" : "");
+         (blockOrder == 2 ? "cbm" : "") + (asyncStaging == 2 ? "cpa" : "");
 }
 
 static constexpr int64_t kMaxLoadsPerRegion = 256;
@@ -286,6 +286,8 @@ std::string spconv::invalidTilingRequest(const Tiling &requested) {
     return "images-per-block > 1 and split-c > 1 cannot be combined";
   if (requested.blockOrder < 0 || requested.blockOrder > 2)
     return "block-order must be 0, 1 or 2, got " + std::to_string(requested.blockOrder);
+  if (requested.asyncStaging < 0 || requested.asyncStaging > 2)
+    return "async-staging must be 0, 1 or 2, got " + std::to_string(requested.asyncStaging);
   return "";
 }
 
@@ -486,5 +488,13 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
   chooseOccupancy(sh, requested, t);
   if (t.blockOrder != 2)
     t.blockOrder = 1;
+  // cp.async staging where a block fills its SM: a chunk loop over packed images (512-thread
+  // blocks, one per SM) has no other block to run while its staging loads are in flight, and
+  // the copies keep them all in flight at once: VGG-16's conv4_2 and ResNet-50's layer4 3x3 at
+  // batch 64 1.13x and 1.06x. Where other blocks of the SM cover the latency it gained at most
+  // 4-9% and lost up to 36% (ResNet-50's layer3 3x3 in a loop at 4 blocks per SM; docs/
+  // tuning-log.md, "Asynchronous staging").
+  if (t.asyncStaging != 1 && t.asyncStaging != 2)
+    t.asyncStaging = t.chunkLoop == 2 && KernelGeometry(sh, t).imagesPerBlock > 1 ? 2 : 1;
   return t;
 }

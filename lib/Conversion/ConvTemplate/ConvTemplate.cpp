@@ -6,7 +6,9 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -122,8 +124,34 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
     Value inside = arith::AndIOp::create(b, loc, inRange(iy, shape.h), inRange(ix, shape.w));
     Value iyc = clamp(iy, shape.h), ixc = clamp(ix, shape.w);
     Value dst = arith::AddIOp::create(b, loc, dstBase, pos);
+    // Asynchronous staging: one cp.async per element, reading 1 float where the position is
+    // inside the input and 0 (a zero fill) in the padding.
+    auto elementsRead = [&](Value ok) -> Value {
+      return arith::SelectOp::create(b, loc, ok, cst(b, loc, 1), zero);
+    };
+    Value insideElements = asyncStaging && !guardC ? elementsRead(inside) : Value();
     // Channels [from, from + count) of the chunk, `from` an index value: loads, then stores.
     auto stageChannels = [&](Value from, int64_t count) {
+      if (asyncStaging) {
+        for (int64_t i = 0; i < count; ++i) {
+          Value cc = i ? arith::AddIOp::create(b, loc, from, cst(b, loc, i)).getResult() : from;
+          Value c = arith::AddIOp::create(b, loc, cStart, cc);
+          Value read = insideElements;
+          if (guardC) {
+            read = elementsRead(arith::AndIOp::create(
+                b, loc, inside,
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c,
+                                      cst(b, loc, shape.c))));
+            c = arith::MinUIOp::create(b, loc, c, cst(b, loc, shape.c - 1));
+          }
+          Value at = arith::AddIOp::create(
+              b, loc, dst, arith::MulIOp::create(b, loc, cc, cst(b, loc, plane)));
+          nvgpu::DeviceAsyncCopyOp::create(b, loc, tile, ValueRange{at}, input,
+                                           ValueRange{imageIndex, c, iyc, ixc},
+                                           b.getIndexAttr(1), read, UnitAttr());
+        }
+        return;
+      }
       SmallVector<Value> values;
       SmallVector<Value> rows;
       for (int64_t i = 0; i < count; ++i) {
@@ -157,6 +185,11 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
     }
     if (full < chunkChannels)
       stageChannels(cst(b, loc, full), chunkChannels - full);
+  }
+  if (asyncStaging) {
+    // The thread's copies land before the barrier the caller puts after the stage.
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
   }
 }
 

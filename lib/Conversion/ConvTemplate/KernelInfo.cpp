@@ -22,6 +22,7 @@ DictionaryAttr spconv::makeLaunchAttr(MLIRContext *ctx, const ConvShape &shape,
       b.getNamedAttr("chunk_loop", b.getI64IntegerAttr(tiling.chunkLoop)),
       b.getNamedAttr("images_per_block", b.getI64IntegerAttr(g.imagesPerBlock)),
       b.getNamedAttr("block_order", b.getI64IntegerAttr(std::max<int64_t>(1, tiling.blockOrder))),
+      b.getNamedAttr("async_staging", b.getI64IntegerAttr(tiling.asyncStaging == 1 ? 1 : 2)),
   });
   SmallVector<NamedAttribute> entries{
       b.getNamedAttr("grid", b.getDenseI64ArrayAttr({g.grid[0], g.grid[1], g.grid[2]})),
@@ -55,6 +56,7 @@ Tiling spconv::tilingFromLaunchAttr(DictionaryAttr launch) {
   t.chunkLoop = get("chunk_loop");
   t.imagesPerBlock = get("images_per_block");
   t.blockOrder = get("block_order");
+  t.asyncStaging = get("async_staging");
   return t;
 }
 

@@ -20,6 +20,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -187,7 +188,9 @@ gpu::GPUFuncOp spconv::emitAffineGPUKernel(const ConvShape &shape, const Tiling 
   // Split chunks synchronise their warp groups with nvvm.barrier (named barriers); callers
   // outside a pass (the template cache's scratch module) may not have loaded NVVM yet.
   ctx->getOrLoadDialect<NVVM::NVVMDialect>();
+  ctx->getOrLoadDialect<nvgpu::NVGPUDialect>();
   ConvTemplateEmitter emitter(shape, tiling);
+  emitter.setAsyncStaging(tiling.asyncStaging != 1);
   const KernelGeometry &g = emitter.geometry();
   Type f32 = Float32Type::get(ctx);
   auto inType = MemRefType::get({shape.n, shape.c, shape.h, shape.w}, f32);
@@ -288,7 +291,8 @@ struct ConvertSpconvToAffinePass
 
   void runOnOperation() override {
     Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
-                     chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder};
+                     chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder,
+                     asyncStaging};
     if (std::string why = invalidTilingRequest(requested); !why.empty()) {
       getOperation().emitError(why);
       return signalPassFailure();

@@ -174,7 +174,8 @@ struct ConvertSpconvToCPUPass
     ModuleOp module = getOperation();
     SmallVector<Conv2DOp> convs = collectUncompiledConvs(module);
     Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
-                     chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder};
+                     chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder,
+                     asyncStaging};
     if (std::string why = invalidTilingRequest(requested); !why.empty()) {
       getOperation().emitError(why);
       return signalPassFailure();

@@ -35,7 +35,8 @@ struct ConvertSpconvToGPUPass
 
   void runOnOperation() override {
     Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
-                     chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder};
+                     chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder,
+                     asyncStaging};
     if (std::string why = invalidTilingRequest(requested); !why.empty()) {
       getOperation().emitError(why);
       return signalPassFailure();

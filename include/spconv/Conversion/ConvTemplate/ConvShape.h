@@ -70,6 +70,12 @@ struct Tiling {
   // blocks' code (fewer distinct instruction streams per SM: docs/design.md, "Instruction
   // fetch") and reads each input tile once per channel block from further away.
   int64_t blockOrder = 0;
+  // How a chunk is staged: 1 = loads into registers, a select for the padding, stores;
+  // 2 = cp.async copies from global to shared memory (the padding zero-filled by the copy)
+  // that the thread waits for before the chunk's barrier: one instruction an element and no
+  // registers held (docs/design.md, "Asynchronous staging"). GPU kernels only; the CPU
+  // twin loads and stores.
+  int64_t asyncStaging = 0;
   // Blocks per SM ptxas is asked to fit (.minnctapersm), when the heuristic wants more than
   // minBlocksPerSMFor's default: fewer registers per thread, more warps (docs/design.md,
   // "Occupancy"). 0 = the default. Only ptxas sees it: not part of the template key.

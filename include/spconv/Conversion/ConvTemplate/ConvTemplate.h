@@ -33,6 +33,9 @@ public:
       : shape(shape), tiling(tiling), geom(shape, tiling) {}
 
   const KernelGeometry &geometry() const { return geom; }
+  /// GPU kernels stage with cp.async (nvgpu.device_async_copy, zero-filling the padding)
+  /// and wait for their copies at the end of each stage; the CPU twin loads and stores.
+  void setAsyncStaging(bool async) { asyncStaging = async; }
   const Tiling &getTiling() const { return tiling; }
 
   /// Where the chunk loop of a group's chunks [first, last) ends: chunks [first, end) run
@@ -126,6 +129,7 @@ private:
   ConvShape shape;
   Tiling tiling;
   KernelGeometry geom;
+  bool asyncStaging = false;
 };
 
 /// Checks what every template lowering needs and reports a located error otherwise.
