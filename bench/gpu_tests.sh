@@ -13,7 +13,8 @@
 # take most of their work from other SMs' queues; spconv-bench checks the kernel again
 # after its timed launches, which must each find the queues reset), staging by cp.async
 # (async-*: --async-staging=2, with padding, groups past K, packed images past the batch,
-# split groups, a chunk loop, pieces; images4-loop takes it from the heuristic), folded in PTX
+# split groups, chunk loops (double-buffered: async-loop-*), pieces; images4-loop takes it
+# from the heuristic), folded in PTX
 # (one from NVPTX at -O0) and in LLVM IR, each verified on the GPU against cuDNN FP32.
 # test/GPU/shapes.test runs a few of them through lit where a machine has both MLIR and a
 # GPU; the project's GPU machine has no MLIR, so there the cases are compiled here first
@@ -111,6 +112,9 @@ shapes=(
   "async-pieces|--shape 2,8,9,11,13,3,3 --pad 1,1,1,1|--block-k=3 --code-budget=150 --outputs-per-thread=2 --share-staging=false --async-staging=2"
   "async-llvm|--shape 1,160,14,14,44,3,3 --pad 1,1,1,1 --bias --relu|--block-k=8 --fold-at=llvm --chunk-loop=2 --async-staging=2"
   "async-sm-affine|--shape 3,24,10,12,20,3,3 --pad 1,1,1,1 --bias --relu|--sm-affinity=2 --block-k=8 --async-staging=2"
+  "async-loop-images-partial|--shape 5,64,7,7,24,3,3 --pad 1,1,1,1 --bias|--images-per-block=2 --block-k=8 --chunk-c=6 --chunk-loop=2 --async-staging=2"
+  "async-loop-pieces|--shape 2,96,9,9,20,3,3 --pad 1,1,1,1 --bias|--block-k=4 --outputs-per-thread=2 --code-budget=3000 --chunk-loop=2 --async-staging=2"
+  "async-loop-sm-affine|--shape 2,64,9,11,40,3,3 --pad 1,1,1,1 --bias|--sm-affinity=2 --block-k=8 --chunk-c=8 --chunk-loop=2 --async-staging=2"
 )
 sparsities=(0 0.5 0.9 1.0)
 if [ -n "${SPCONV_GPU_TESTS_ONLY:-}" ]; then

@@ -101,7 +101,9 @@ KernelGeometry::KernelGeometry(const ConvShape &sh, const Tiling &t) {
   imagesPerBlock = std::max<int64_t>(1, t.imagesPerBlock);
   // The groups' partial sums travel through the tiles at the end.
   int64_t partials = (splitC - 1) * threads * t.blockK * t.outputsPerThread;
-  blockSharedFloats = std::max(sharedFloats * splitC * imagesPerBlock, partials);
+  stagingBuffers = t.asyncStaging == 2 && t.chunkLoop == 2 ? 2 : 1;
+  bufferFloats = sharedFloats * splitC * imagesPerBlock;
+  blockSharedFloats = std::max(bufferFloats * stagingBuffers, partials);
   grid[0] = tilesP * tilesQ;
   imageGroups = ceilDiv(sh.n, imagesPerBlock);
   grid[1] = t.channelBlockMajor() ? imageGroups : kBlocks;
@@ -488,13 +490,22 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
   chooseOccupancy(sh, requested, t);
   if (t.blockOrder != 2)
     t.blockOrder = 1;
-  // cp.async staging where a block fills its SM: a chunk loop over packed images (512-thread
-  // blocks, one per SM) has no other block to run while its staging loads are in flight, and
-  // the copies keep them all in flight at once: VGG-16's conv4_2 and ResNet-50's layer4 3x3 at
-  // batch 64 1.13x and 1.06x. Where other blocks of the SM cover the latency it gained at most
-  // 4-9% and lost up to 36% (ResNet-50's layer3 3x3 in a loop at 4 blocks per SM; docs/
-  // tuning-log.md, "Asynchronous staging").
+  // cp.async staging, double-buffered in the chunk loop, where a block fills its SM: a chunk
+  // loop over packed images (blocks of up to 512 threads, one or two per SM) has little else
+  // to run while its staging loads are in flight; the copies of the next chunk run under this
+  // chunk's FMAs. Unstrided filters larger than 1x1 only: at batch 64 VGG-16's conv4_x and
+  // conv5_x 1.25-1.30x, ResNet-50's layer4.1/4.2 3x3 1.06-1.07x; but its layer4 1x1s
+  // 0.8-1.02x (many small chunks: the wait and barrier per chunk cost more than the copies
+  // save) and its strided layer4.0.conv2 0.87x (a stride-2 tile holds 2.9x the positions, so
+  // the second buffer halves its chunk to 5 channels). Elsewhere other blocks cover the
+  // latency (docs/tuning-log.md, "Asynchronous staging").
   if (t.asyncStaging != 1 && t.asyncStaging != 2)
-    t.asyncStaging = t.chunkLoop == 2 && KernelGeometry(sh, t).imagesPerBlock > 1 ? 2 : 1;
+    t.asyncStaging = t.chunkLoop == 2 && KernelGeometry(sh, t).imagesPerBlock > 1 &&
+                             sh.r * sh.s > 1 && sh.sh == 1 && sh.sw == 1
+                         ? 2
+                         : 1;
+  // A double-buffered chunk loop holds two sets of tiles: the chunk shrinks until they fit.
+  while (t.chunkC > 1 && KernelGeometry(sh, t).blockSharedFloats * 4 > kMaxSharedBytes)
+    --t.chunkC;
   return t;
 }

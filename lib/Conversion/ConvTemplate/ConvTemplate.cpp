@@ -56,9 +56,24 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
             input, tile, kBase, tileOffset);
 }
 
+void ConvTemplateEmitter::emitStageWait(OpBuilder &b, Location loc) const {
+  if (asyncStaging)
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+}
+
+BlockCoords ConvTemplateEmitter::inBuffer(OpBuilder &b, Location loc, const BlockCoords &bc,
+                                          Value buffer) const {
+  BlockCoords coords = bc;
+  Value offset = arith::MulIOp::create(b, loc, buffer, cst(b, loc, geom.bufferFloats));
+  coords.tileBase = bc.tileBase ? arith::AddIOp::create(b, loc, bc.tileBase, offset).getResult()
+                                : offset;
+  return coords;
+}
+
 void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const BlockCoords &bc,
                                     int64_t kb, Value c0, int64_t chunkChannels, Value input,
-                                    Value tile, Value kBase, int64_t tileOffset) const {
+                                    Value tile, Value kBase, int64_t tileOffset,
+                                    bool wait) const {
   // First input channel of the block's window: (first output channel / kpg) * cpg.
   Value cBase;
   if (shape.groups > 1) {
@@ -189,7 +204,8 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
   if (asyncStaging) {
     // The thread's copies land before the barrier the caller puts after the stage.
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    if (wait)
+      emitStageWait(b, loc);
   }
 }
 

@@ -79,7 +79,51 @@ static void emitChunks(OpBuilder &b, Location loc, const ConvTemplateEmitter &em
                        Value input, Value tile, Value kBase, int64_t tileOffset,
                        function_ref<void()> barrier, SmallVectorImpl<Value> &accs) {
   int64_t loopEnd = emitter.chunkLoopEnd(first, last);
-  if (loopEnd > first) {
+  const KernelGeometry &g = emitter.geometry();
+  if (loopEnd > first && g.stagingBuffers == 2) {
+    // Double-buffered (cp.async staging): chunk j + 1's copies are issued into the other
+    // buffer before chunk j's FMAs, so they are in flight while the FMAs run. Iteration j
+    // waits for its own chunk and synchronises (which also tells every thread that chunk
+    // j - 1's readers are done with the buffer chunk j + 1 goes to), issues chunk j + 1, and
+    // runs chunk j's FMAs from buffer (j - first) mod 2 (constant in each case).
+    auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
+    int64_t chunkC = emitter.getTiling().chunkC;
+    emitter.emitStage(b, loc, tid, bc, kb, cst(first * chunkC), chunkC, input, tile, kBase,
+                      tileOffset, /*wait=*/false);
+    auto loop = scf::ForOp::create(b, loc, cst(first), cst(loopEnd), cst(1), accs);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value j = loop.getInductionVar();
+      emitter.emitStageWait(b, loc);
+      barrier();
+      Value next = arith::AddIOp::create(b, loc, j, cst(1));
+      Value more = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, next, cst(loopEnd));
+      auto ifMore = scf::IfOp::create(b, loc, more, /*withElseRegion=*/false);
+      {
+        OpBuilder::InsertionGuard ifGuard(b);
+        b.setInsertionPointToStart(ifMore.thenBlock());
+        Value parity = arith::RemUIOp::create(
+            b, loc, arith::SubIOp::create(b, loc, next, cst(first)), cst(2));
+        emitter.emitStage(b, loc, tid, emitter.inBuffer(b, loc, bc, parity), kb,
+                          arith::MulIOp::create(b, loc, next, cst(chunkC)), chunkC, input, tile,
+                          kBase, tileOffset, /*wait=*/false);
+      }
+      SmallVector<Value> nextAccs = emitter.emitChunkSwitch(
+          b, loc, j, first, loopEnd, TypeRange(ValueRange(accs)), [&](int64_t chunk) {
+            SmallVector<Value> chunkAccs(loop.getRegionIterArgs());
+            emitter.emitChunkNest(b, loc, tid, kb, chunk, tile, chunkAccs,
+                                  tileOffset + (chunk - first) % 2 * g.bufferFloats,
+                                  bc.tileBase);
+            pinAccumulators(b, loc, chunkAccs, kb, chunk);
+            return chunkAccs;
+          });
+      scf::YieldOp::create(b, loc, nextAccs);
+    }
+    accs.assign(loop.getResults().begin(), loop.getResults().end());
+    // The last looped chunk's readers must be done before a partial chunk overwrites buffer 0.
+    barrier();
+  } else if (loopEnd > first) {
     auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
     auto loop = scf::ForOp::create(b, loc, cst(first), cst(loopEnd), cst(1), accs);
     OpBuilder::InsertionGuard guard(b);

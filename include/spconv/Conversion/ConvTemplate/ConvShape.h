@@ -117,7 +117,14 @@ struct KernelGeometry {
   int64_t stageBatch;
   // The staged tile of one group, chunkC * inTileH * inTileW floats.
   int64_t sharedFloats;
-  // The block's shared memory: a tile per group (group g's at g * sharedFloats).
+  // Staging buffers: 2 where cp.async stages a chunk loop (Tiling::asyncStaging 2 and
+  // chunkLoop 2): chunk j + 1 is copied into one set of tiles while chunk j's FMAs read the
+  // other (docs/design.md, "Asynchronous staging"); else 1.
+  int64_t stagingBuffers;
+  // One buffer: a tile per group and image (group g's, image i's at (g + i) * sharedFloats);
+  // buffer b starts at b * bufferFloats.
+  int64_t bufferFloats;
+  // The block's shared memory: the buffers, or the split groups' partial sums if larger.
   int64_t blockSharedFloats;
   int64_t splitC;               // groups (>= 1)
   int64_t imagesPerBlock;       // images of a block (>= 1), a tile of sharedFloats each

@@ -81,10 +81,18 @@ public:
   /// The same for the `chunkChannels` channels from window channel `c0` (an index value):
   /// a loop over the chunks (Tiling::chunkLoop) stages a full chunk from a run-time c0
   /// (chunkLoopEnd: its channels lie inside the window).
+  /// With asynchronous staging the thread commits its copies and, if `wait`, waits for
+  /// them; a double-buffered loop waits at the top of the next iteration instead.
   void emitStage(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid,
                  const BlockCoords &bc, int64_t kb, mlir::Value c0, int64_t chunkChannels,
                  mlir::Value input, mlir::Value tile, mlir::Value kBase = nullptr,
-                 int64_t tileOffset = 0) const;
+                 int64_t tileOffset = 0, bool wait = true) const;
+  /// Waits for the thread's outstanding copies (asynchronous staging).
+  void emitStageWait(mlir::OpBuilder &b, mlir::Location loc) const;
+  /// Coordinates whose tiles are those of staging buffer `buffer` (an index value, 0 or 1):
+  /// `bc` with buffer x bufferFloats added to its tile base.
+  BlockCoords inBuffer(mlir::OpBuilder &b, mlir::Location loc, const BlockCoords &bc,
+                       mlir::Value buffer) const;
   /// Number of accumulators of a thread for channel block `kb`.
   int64_t numAccumulators(int64_t kb) const;
   /// The accumulators' initial values: bias placeholders, or 0.
