@@ -108,6 +108,12 @@ static cl::opt<int64_t> blockOrder(
     cl::desc("convert-spconv-to-cpu block-order (0 = heuristic, 1 = (tiles, channel blocks, "
              "images), 2 = (tiles, images, channel blocks))"),
     cl::init(0), cl::cat(checkCategory));
+static cl::opt<int64_t> asyncStaging(
+    "async-staging",
+    cl::desc("convert-spconv-to-cpu async-staging (0 = heuristic, 1 = one buffer, 2 = the "
+             "GPU's cp.async form: the twin still loads and stores, but a chunk loop is "
+             "double-buffered as on the GPU)"),
+    cl::init(0), cl::cat(checkCategory));
 static cl::opt<std::string> affinePipeline(
     "affine-pipeline",
     cl::desc("Leave the template's FMAs as affine nests (convert-spconv-to-cpu unroll=false), "
@@ -277,7 +283,7 @@ int main(int argc, char **argv) {
       "spconv-fold-weights and the JIT, and compare with a double-precision reference\n");
 
   for (auto *opt : {&blockK, &outputsPerThread, &tileP, &threadsQ, &chunkC, &splitC, &chunkLoop,
-                    &imagesPerBlock, &blockOrder})
+                    &imagesPerBlock, &blockOrder, &asyncStaging})
     if (*opt < 0) {
       llvm::errs() << "spconv-cpu-check: error: --" << opt->ArgStr
                    << " must be >= 0 (0 = heuristic), got " << *opt << "\n";
@@ -342,6 +348,7 @@ int main(int argc, char **argv) {
     options.chunkLoop = chunkLoop;
     options.imagesPerBlock = imagesPerBlock;
     options.blockOrder = blockOrder;
+    options.asyncStaging = asyncStaging;
     options.unroll = affinePipeline.empty();
     pm.addPass(createConvertSpconvToCPU(options));
     if (!affinePipeline.empty()) {
