@@ -125,9 +125,8 @@ struct TranslateFlags {
       "async-staging",
       llvm::cl::desc("How chunks are staged (0 = heuristic: 2 for a chunk loop over packed "
                      "images with an unstrided filter over 1x1, else 1; 1 = loads and stores "
-                     "through "
-                     "registers; 2 = cp.async copies, double-buffered in a chunk loop, "
-                     "docs/design.md \"Asynchronous staging\")"),
+                     "through registers; 2 = cp.async copies, double-buffered in a chunk "
+                     "loop, docs/design.md \"Asynchronous staging\")"),
       llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::opt<int64_t> smAffinity{
       "sm-affinity",

@@ -22,7 +22,8 @@ using namespace spconv;
 /// Bump whenever the emitted templates change for the same key. (v13: batched staging
 /// loads; v14: FMAs from affine nests unrolled by unrollTemplateNests, whose cached NVVM
 /// MLIR defines its constants elsewhere; v15: staging by tile position, tiles without
-/// slack; v16: the chunk loop runs full chunks only, unclamped; v17: cp.async staging; v18: cp.async chunk loops double-buffered.)
+/// slack; v16: the chunk loop runs full chunks only, unclamped; v17: cp.async staging;
+/// v18: cp.async chunk loops double-buffered.)
 static constexpr int kTemplateVersion = 18;
 
 std::string spconv::templateKey(StringRef kind, const ConvShape &shape, const Tiling &tiling,

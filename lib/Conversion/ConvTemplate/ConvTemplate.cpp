@@ -61,13 +61,25 @@ void ConvTemplateEmitter::emitStageWait(OpBuilder &b, Location loc) const {
     NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
 }
 
-BlockCoords ConvTemplateEmitter::inBuffer(OpBuilder &b, Location loc, const BlockCoords &bc,
-                                          Value buffer) const {
+void ConvTemplateEmitter::emitStageIntoBuffer(OpBuilder &b, Location loc, Value tid,
+                                              const BlockCoords &bc, int64_t kb, Value chunk,
+                                              int64_t first, int64_t loopEnd, Value input,
+                                              Value tile, Value kBase,
+                                              int64_t tileOffset) const {
+  Value more = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, chunk, cst(b, loc, loopEnd));
+  auto ifMore = scf::IfOp::create(b, loc, more, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifMore.thenBlock());
+  // The buffer's offset joins the tile base the stage adds to every store.
+  Value parity = arith::RemUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, chunk, cst(b, loc, first)), cst(b, loc, 2));
+  Value offset = arith::MulIOp::create(b, loc, parity, cst(b, loc, geom.bufferFloats));
   BlockCoords coords = bc;
-  Value offset = arith::MulIOp::create(b, loc, buffer, cst(b, loc, geom.bufferFloats));
   coords.tileBase = bc.tileBase ? arith::AddIOp::create(b, loc, bc.tileBase, offset).getResult()
                                 : offset;
-  return coords;
+  emitStage(b, loc, tid, coords, kb,
+            arith::MulIOp::create(b, loc, chunk, cst(b, loc, tiling.chunkC)), tiling.chunkC,
+            input, tile, kBase, tileOffset, /*wait=*/false);
 }
 
 void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const BlockCoords &bc,

@@ -97,23 +97,13 @@ static void emitChunks(OpBuilder &b, Location loc, const ConvTemplateEmitter &em
       Value j = loop.getInductionVar();
       emitter.emitStageWait(b, loc);
       barrier();
-      Value next = arith::AddIOp::create(b, loc, j, cst(1));
-      Value more = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, next, cst(loopEnd));
-      auto ifMore = scf::IfOp::create(b, loc, more, /*withElseRegion=*/false);
-      {
-        OpBuilder::InsertionGuard ifGuard(b);
-        b.setInsertionPointToStart(ifMore.thenBlock());
-        Value parity = arith::RemUIOp::create(
-            b, loc, arith::SubIOp::create(b, loc, next, cst(first)), cst(2));
-        emitter.emitStage(b, loc, tid, emitter.inBuffer(b, loc, bc, parity), kb,
-                          arith::MulIOp::create(b, loc, next, cst(chunkC)), chunkC, input, tile,
-                          kBase, tileOffset, /*wait=*/false);
-      }
+      emitter.emitStageIntoBuffer(b, loc, tid, bc, kb, arith::AddIOp::create(b, loc, j, cst(1)),
+                                  first, loopEnd, input, tile, kBase, tileOffset);
       SmallVector<Value> nextAccs = emitter.emitChunkSwitch(
           b, loc, j, first, loopEnd, TypeRange(ValueRange(accs)), [&](int64_t chunk) {
             SmallVector<Value> chunkAccs(loop.getRegionIterArgs());
             emitter.emitChunkNest(b, loc, tid, kb, chunk, tile, chunkAccs,
-                                  tileOffset + (chunk - first) % 2 * g.bufferFloats,
+                                  emitter.bufferedTileOffset(chunk, first, tileOffset),
                                   bc.tileBase);
             pinAccumulators(b, loc, chunkAccs, kb, chunk);
             return chunkAccs;

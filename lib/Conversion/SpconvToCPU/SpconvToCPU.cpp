@@ -111,12 +111,12 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
       int64_t first, last;
       std::tie(first, last) = g.groupChunks(grp);
       int64_t loopEnd = emitter.chunkLoopEnd(first, last);
-      // A double-buffered loop (GeometryKernel::stagingBuffers 2) stages chunk j + 1 into
+      // A double-buffered loop (KernelGeometry::stagingBuffers 2) stages chunk j + 1 into
       // the other buffer before chunk j's FMAs, which read buffer (j - first) mod 2: here
       // in that order, one phase after the other, so the buffers' offsets are checked.
       bool twoBuffers = loopEnd > first && g.stagingBuffers == 2;
       auto bufferOf = [&](int64_t chunk) {
-        return twoBuffers ? offset + (chunk - first) % 2 * g.bufferFloats : offset;
+        return twoBuffers ? emitter.bufferedTileOffset(chunk, first, offset) : offset;
       };
       if (twoBuffers)
         phase([&](OpBuilder &tb, Value tid, const BlockCoords &tbc, Value) {
@@ -130,23 +130,15 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
         OpBuilder::InsertionGuard jGuard(b);
         b.setInsertionPointToStart(jLoop.getBody());
         Value j = jLoop.getInductionVar();
-        Value staged = twoBuffers ? arith::AddIOp::create(b, loc, j, cst(b, loc, 1)).getResult() : j;
-        Value c0 = arith::MulIOp::create(b, loc, staged, cst(b, loc, tiling.chunkC));
-        Value more = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, staged,
-                                           cst(b, loc, loopEnd));
-        Value parity = arith::RemUIOp::create(
-            b, loc, arith::SubIOp::create(b, loc, staged, cst(b, loc, first)), cst(b, loc, 2));
         phase([&](OpBuilder &tb, Value tid, const BlockCoords &tbc, Value) {
-          if (!twoBuffers) {
-            emitter.emitStage(tb, loc, tid, tbc, kb, c0, tiling.chunkC, input, tile, nullptr,
-                              offset);
-            return;
-          }
-          auto ifMore = scf::IfOp::create(tb, loc, more, /*withElseRegion=*/false);
-          OpBuilder::InsertionGuard ifGuard(tb);
-          tb.setInsertionPointToStart(ifMore.thenBlock());
-          emitter.emitStage(tb, loc, tid, emitter.inBuffer(tb, loc, tbc, parity), kb, c0,
-                            tiling.chunkC, input, tile, nullptr, offset);
+          if (twoBuffers)
+            emitter.emitStageIntoBuffer(tb, loc, tid, tbc, kb,
+                                        arith::AddIOp::create(tb, loc, j, cst(tb, loc, 1)),
+                                        first, loopEnd, input, tile, nullptr, offset);
+          else
+            emitter.emitStage(tb, loc, tid, tbc, kb,
+                              arith::MulIOp::create(tb, loc, j, cst(tb, loc, tiling.chunkC)),
+                              tiling.chunkC, input, tile, nullptr, offset);
         });
         phase([&](OpBuilder &tb, Value tid, const BlockCoords &tbc, Value blockTid) {
           emitter.emitChunkSwitch(tb, loc, j, first, loopEnd, TypeRange{}, [&](int64_t chunk) {

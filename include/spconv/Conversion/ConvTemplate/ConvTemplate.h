@@ -89,10 +89,19 @@ public:
                  int64_t tileOffset = 0, bool wait = true) const;
   /// Waits for the thread's outstanding copies (asynchronous staging).
   void emitStageWait(mlir::OpBuilder &b, mlir::Location loc) const;
-  /// Coordinates whose tiles are those of staging buffer `buffer` (an index value, 0 or 1):
-  /// `bc` with buffer x bufferFloats added to its tile base.
-  BlockCoords inBuffer(mlir::OpBuilder &b, mlir::Location loc, const BlockCoords &bc,
-                       mlir::Value buffer) const;
+  /// A double-buffered chunk loop over chunks [first, loopEnd) (stagingBuffers 2): chunk J
+  /// lives in buffer (J - first) mod 2; this is its tile offset, given the group's first
+  /// buffer's `tileOffset`.
+  int64_t bufferedTileOffset(int64_t chunk, int64_t first, int64_t tileOffset) const {
+    return tileOffset + (chunk - first) % 2 * geom.bufferFloats;
+  }
+  /// Stages full chunk `chunk` (an index value) into its buffer, without waiting for the
+  /// copies, if it is before `loopEnd` (a uniform scf.if: the loop's last iteration has no
+  /// next chunk).
+  void emitStageIntoBuffer(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid,
+                           const BlockCoords &bc, int64_t kb, mlir::Value chunk,
+                           int64_t first, int64_t loopEnd, mlir::Value input,
+                           mlir::Value tile, mlir::Value kBase, int64_t tileOffset) const;
   /// Number of accumulators of a thread for channel block `kb`.
   int64_t numAccumulators(int64_t kb) const;
   /// The accumulators' initial values: bias placeholders, or 0.
