@@ -14,7 +14,8 @@
 # after its timed launches, which must each find the queues reset), staging by cp.async
 # (async-*: --async-staging=2, with padding, groups past K, packed images past the batch,
 # split groups, chunk loops (double-buffered: async-loop-*), pieces; images4-loop takes it
-# from the heuristic), folded in PTX
+# from the heuristic), adjacent output columns (adj-*: --column-order=2 with 2-4 outputs per
+# thread, strides, dilation, groups, splits, packed images, pieces, both folds), folded in PTX
 # (one from NVPTX at -O0) and in LLVM IR, each verified on the GPU against cuDNN FP32.
 # test/GPU/shapes.test runs a few of them through lit where a machine has both MLIR and a
 # GPU; the project's GPU machine has no MLIR, so there the cases are compiled here first
@@ -115,6 +116,16 @@ shapes=(
   "async-loop-images-partial|--shape 5,64,7,7,24,3,3 --pad 1,1,1,1 --bias|--images-per-block=2 --block-k=8 --chunk-c=6 --chunk-loop=2 --async-staging=2"
   "async-loop-pieces|--shape 2,96,9,9,20,3,3 --pad 1,1,1,1 --bias|--block-k=4 --outputs-per-thread=2 --code-budget=3000 --chunk-loop=2 --async-staging=2"
   "async-loop-sm-affine|--shape 2,64,9,11,40,3,3 --pad 1,1,1,1 --bias|--sm-affinity=2 --block-k=8 --chunk-c=8 --chunk-loop=2 --async-staging=2"
+  "adj|--shape 1,3,10,10,8,3,3 --pad 1,1,1,1 --bias --relu|--outputs-per-thread=2 --column-order=2"
+  "adj-asym-s2|--shape 2,5,15,14,7,3,3 --stride 2,2 --pad 0,2,1,0|--outputs-per-thread=3 --threads-q=4 --column-order=2 --block-k=2"
+  "adj-dilation|--shape 1,4,16,15,8,3,2 --dilation 2,3 --pad 1,0,2,3|--outputs-per-thread=3 --column-order=2"
+  "adj-groups-partial|--shape 1,24,9,9,48,3,3 --groups 24 --pad 1,1,1,1|--block-k=32 --outputs-per-thread=4 --column-order=2"
+  "adj-1x1-s2|--shape 2,24,15,14,20,1,1 --stride 2,2 --pad 1,0,1,1 --bias --relu|--block-k=8 --outputs-per-thread=2 --column-order=2"
+  "adj-split|--shape 1,64,14,14,24,3,3 --pad 1,1,1,1 --bias --relu|--block-k=8 --split-c=2 --outputs-per-thread=2 --column-order=2"
+  "adj-loop-images-partial|--shape 5,64,7,7,24,3,3 --pad 1,1,1,1 --bias|--images-per-block=2 --block-k=8 --chunk-c=6 --chunk-loop=2 --async-staging=2 --outputs-per-thread=2 --column-order=2"
+  "adj-pieces|--shape 2,8,9,11,13,3,3 --pad 1,1,1,1|--block-k=3 --code-budget=150 --outputs-per-thread=2 --column-order=2 --share-staging=false"
+  "adj-llvm|--shape 1,160,14,14,44,3,3 --pad 1,1,1,1 --bias --relu|--block-k=8 --fold-at=llvm --outputs-per-thread=2 --column-order=2"
+  "adj-sm-affine|--shape 3,24,10,12,20,3,3 --pad 1,1,1,1 --bias --relu|--sm-affinity=2 --block-k=8 --outputs-per-thread=2 --column-order=2"
 )
 sparsities=(0 0.5 0.9 1.0)
 if [ -n "${SPCONV_GPU_TESTS_ONLY:-}" ]; then

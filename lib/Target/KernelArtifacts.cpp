@@ -74,6 +74,7 @@ static FailureOr<std::string> emitPTXFoldedInLLVM(ModuleOp module,
     compile.imagesPerBlock = options.tiling.imagesPerBlock;
     compile.blockOrder = options.tiling.blockOrder;
     compile.asyncStaging = options.tiling.asyncStaging;
+    compile.columnOrder = options.tiling.columnOrder;
     pm.addPass(createSpconvCompileKernels(compile));
     if (failed(pm.run(module)))
       return failure();

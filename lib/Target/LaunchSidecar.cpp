@@ -102,7 +102,8 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
                                       {"min_blocks_per_sm",
                                        minBlocks ? minBlocks.getInt() : 0},
                                       {"sm_affine", launch.contains("sm_affine")},
-                                      {"async_staging", t.asyncStaging != 1}}},
+                                      {"async_staging", t.asyncStaging != 1},
+                                      {"adjacent_columns", t.adjacentColumns()}}},
     });
     return WalkResult::advance();
   });

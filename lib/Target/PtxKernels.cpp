@@ -104,6 +104,7 @@ static BlockCodeEstimate blockInstructionsAtLeast(ArrayRef<float> weights,
         f = 1;
       }
     }
+    // Adjacent columns (Tiling::columnOrder 2) share loads between outputs: an upper bound.
     int64_t instructions = (fmas + loads) * tiling.outputsPerThread;
     estimate.largest = std::max(estimate.largest, instructions);
     total += instructions;

@@ -128,6 +128,12 @@ struct TranslateFlags {
                      "through registers; 2 = cp.async copies, double-buffered in a chunk "
                      "loop, docs/design.md \"Asynchronous staging\")"),
       llvm::cl::init(0), llvm::cl::cat(tilingCat)};
+  llvm::cl::opt<int64_t> columnOrder{
+      "column-order",
+      llvm::cl::desc("Which output columns a thread computes with outputs-per-thread > 1 (0 = "
+                     "heuristic: 1; 1 = strided by threads-q; 2 = adjacent, sharing their "
+                     "inputs along the filter width, docs/design.md \"Adjacent outputs\")"),
+      llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::opt<int64_t> smAffinity{
       "sm-affinity",
       llvm::cl::desc("Where a block finds its work (0 = heuristic: 1; 1 = its grid position; "
@@ -184,7 +190,7 @@ struct TranslateFlags {
     o.smAffinity = smAffinity;
     o.tiling = Tiling{blockK, outputsPerThread, tileP,    threadsQ,
                       chunkC, splitC,           chunkLoop, imagesPerBlock, blockOrder,
-                      asyncStaging};
+                      asyncStaging, columnOrder};
     o.codeBudget = codeBudget;
     o.blockCodeBudget = blockCodeBudget;
     o.shareStaging = shareStaging;

@@ -114,6 +114,11 @@ static cl::opt<int64_t> asyncStaging(
              "GPU's cp.async form: the twin still loads and stores, but a chunk loop is "
              "double-buffered as on the GPU)"),
     cl::init(0), cl::cat(checkCategory));
+static cl::opt<int64_t> columnOrder(
+    "column-order",
+    cl::desc("convert-spconv-to-cpu column-order (0 = heuristic, 1 = a thread's output "
+             "columns strided by threads-q, 2 = adjacent, sharing their inputs)"),
+    cl::init(0), cl::cat(checkCategory));
 static cl::opt<std::string> affinePipeline(
     "affine-pipeline",
     cl::desc("Leave the template's FMAs as affine nests (convert-spconv-to-cpu unroll=false), "
@@ -283,7 +288,7 @@ int main(int argc, char **argv) {
       "spconv-fold-weights and the JIT, and compare with a double-precision reference\n");
 
   for (auto *opt : {&blockK, &outputsPerThread, &tileP, &threadsQ, &chunkC, &splitC, &chunkLoop,
-                    &imagesPerBlock, &blockOrder, &asyncStaging})
+                    &imagesPerBlock, &blockOrder, &asyncStaging, &columnOrder})
     if (*opt < 0) {
       llvm::errs() << "spconv-cpu-check: error: --" << opt->ArgStr
                    << " must be >= 0 (0 = heuristic), got " << *opt << "\n";
@@ -349,6 +354,7 @@ int main(int argc, char **argv) {
     options.imagesPerBlock = imagesPerBlock;
     options.blockOrder = blockOrder;
     options.asyncStaging = asyncStaging;
+    options.columnOrder = columnOrder;
     options.unroll = affinePipeline.empty();
     pm.addPass(createConvertSpconvToCPU(options));
     if (!affinePipeline.empty()) {

@@ -64,7 +64,8 @@ std::string Tiling::str() const {
          (splitC > 1 ? "sc" + std::to_string(splitC) : std::string()) +
          (chunkLoop == 2 ? "cl" : "") +
          (imagesPerBlock > 1 ? "ib" + std::to_string(imagesPerBlock) : std::string()) +
-         (blockOrder == 2 ? "cbm" : "") + (asyncStaging == 2 ? "cpa" : "");
+         (blockOrder == 2 ? "cbm" : "") + (asyncStaging == 2 ? "cpa" : "") +
+         (columnOrder == 2 && outputsPerThread > 1 ? "adj" : "");
 }
 
 static constexpr int64_t kMaxLoadsPerRegion = 256;
@@ -84,6 +85,8 @@ KernelGeometry::KernelGeometry(const ConvShape &sh, const Tiling &t) {
   stageStepW = denseW ? sh.sw : 1;
   tileStrideH = denseH ? 1 : sh.sh;
   tileStrideW = denseW ? 1 : sh.sw;
+  rowLoads = t.adjacentColumns() ? (t.outputsPerThread - 1) * tileStrideW + (sh.s - 1) * sh.dw + 1
+                                 : sh.s * t.outputsPerThread;
   tilesP = ceilDiv(sh.p, t.tileP);
   tilesQ = ceilDiv(sh.q, t.tileQ());
   kBlocks = ceilDiv(sh.k, t.blockK);
@@ -290,6 +293,8 @@ std::string spconv::invalidTilingRequest(const Tiling &requested) {
     return "block-order must be 0, 1 or 2, got " + std::to_string(requested.blockOrder);
   if (requested.asyncStaging < 0 || requested.asyncStaging > 2)
     return "async-staging must be 0, 1 or 2, got " + std::to_string(requested.asyncStaging);
+  if (requested.columnOrder < 0 || requested.columnOrder > 2)
+    return "column-order must be 0, 1 or 2, got " + std::to_string(requested.columnOrder);
   return "";
 }
 
@@ -415,7 +420,9 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
   t.blockK = std::min(t.blockK, sh.k);
   t.blockK = alignToGroups(sh, t.blockK);
   if (t.chunkC <= 0) {
-    KernelGeometry g(sh, Tiling{t.blockK, t.outputsPerThread, t.tileP, t.threadsQ, 1});
+    Tiling one = t;
+    one.chunkC = 1;
+    KernelGeometry g(sh, one);
     int64_t perChannel = g.inTileH * g.inTileW * 4;
     // ptxas hoists the shared-memory loads between two barriers to the top of the region.
     // Before the register cap and the per-chunk pins, 135 loads per region gave vgg-conv3
@@ -423,7 +430,7 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
     // layer the cap bound (alexnet-conv2 N=1 1.5x, lenet-conv2 N=64 2.1x, none slower) and
     // cut ptxas time 4x on 5x5 filters (fewer chunks, fewer staging loops and barriers):
     // docs/tuning-log.md. The shared-memory target now binds first for 3x3 filters.
-    int64_t loadsPerChannel = sh.r * sh.s * t.outputsPerThread;
+    int64_t loadsPerChannel = sh.r * g.rowLoads;
     int64_t byLoads = std::max<int64_t>(1, kMaxLoadsPerRegion / loadsPerChannel);
     t.chunkC = std::max<int64_t>(
         1, std::min({g.windowC, kTargetSharedBytes / perChannel, byLoads}));
@@ -490,6 +497,8 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
   chooseOccupancy(sh, requested, t);
   if (t.blockOrder != 2)
     t.blockOrder = 1;
+  if (t.columnOrder != 2)
+    t.columnOrder = 1;
   // cp.async staging, double-buffered in the chunk loop, where a block fills its SM: a chunk
   // loop over packed images (blocks of up to 512 threads, one or two per SM) has little else
   // to run while its staging loads are in flight; the copies of the next chunk run under this

@@ -264,7 +264,15 @@ Value ConvTemplateEmitter::emitThreadBase(OpBuilder &b, Location loc, Value tid)
   Value tx = arith::RemUIOp::create(b, loc, tid, tq);
   return arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, ty, cst(b, loc, geom.tileStrideH * geom.inTileW)),
-      arith::MulIOp::create(b, loc, tx, cst(b, loc, geom.tileStrideW)));
+      arith::MulIOp::create(b, loc, tx, cst(b, loc, geom.tileStrideW * columnsPerThreadStep())));
+}
+
+int64_t ConvTemplateEmitter::columnsPerThreadStep() const {
+  return tiling.adjacentColumns() ? tiling.outputsPerThread : 1;
+}
+
+int64_t ConvTemplateEmitter::columnDistance() const {
+  return tiling.adjacentColumns() ? 1 : tiling.threadsQ;
 }
 
 void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, int64_t kb,
@@ -287,7 +295,7 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
     base = arith::AddIOp::create(b, loc, base, tileBase);
 
   // Private register arrays: the accumulators (kk, o) and, with several outputs per thread,
-  // the inputs of one (c, r, s) (o). Once the nest is fully unrolled every access has
+  // the inputs of one (c, r, s) (o), or with adjacent columns of one (c, r) row (the window). Once the nest is fully unrolled every access has
   // constant indices, and unrollTemplateNests forwards stores to loads so that neither array
   // is left in memory. With one output per thread there is no o loop (it would have one
   // iteration, and unrolling big templates is paid per op): the input is an SSA value.
@@ -295,7 +303,8 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
   Value accBuf = memref::AllocaOp::create(b, loc, accType);
   Value inBuf;
   if (opt > 1)
-    inBuf = memref::AllocaOp::create(b, loc, MemRefType::get({opt}, f32));
+    inBuf = memref::AllocaOp::create(
+        b, loc, MemRefType::get({tiling.adjacentColumns() ? geom.rowLoads : opt}, f32));
   auto constMap = [&](int64_t i, int64_t j) {
     return AffineMap::get(0, 0, {getAffineConstantExpr(i, ctx), getAffineConstantExpr(j, ctx)},
                           ctx);
@@ -311,8 +320,17 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
   AffineExpr cw = dCc + c0;
   // Tile offset of input (cc, r, s) for output o (d3), relative to the thread's base.
   AffineExpr off = dCc * plane + dR * (shape.dh * geom.inTileW) + dS * shape.dw;
-  AffineMap offMap = opt > 1 ? AffineMap::get(4, 0, off + d3 * (tiling.threadsQ * geom.tileStrideW))
-                             : AffineMap::get(3, 0, off);
+  AffineMap offMap =
+      opt > 1 ? AffineMap::get(4, 0, off + d3 * (columnDistance() * geom.tileStrideW))
+              : AffineMap::get(3, 0, off);
+  // Adjacent columns: input j of the thread's window in row (cc, r), and where output o's
+  // input for s lies in that window.
+  bool adjacent = tiling.adjacentColumns();
+  AffineExpr dJ = getAffineDimExpr(2, ctx), dO = getAffineDimExpr(0, ctx);
+  AffineMap windowOffMap =
+      AffineMap::get(3, 0, dCc * plane + dR * (shape.dh * geom.inTileW) + dJ);
+  AffineMap windowIndexMap =
+      AffineMap::get(2, 0, dO * geom.tileStrideW + getAffineDimExpr(1, ctx) * shape.dw);
   // The placeholder bits of weight (kLo + kk (d3), cw % cpg, r, s): the f32 with bits
   // kWeightBits | (widx + 1) for its flat KCRS index widx (Placeholder.h); widx + 1 < 2^22,
   // so the or is an add. Without groups cw < C = cpg.
@@ -329,69 +347,87 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
     b.setInsertionPointToStart(loop.getBody());
     body(loop.getInductionVar());
   };
+  // The FMAs of weight (cc, r, s, kk) for each of the thread's outputs, `inputOf(o)` the
+  // input of output o (o null without an o loop).
+  auto emitWeightLoop = [&](Value cc, Value r, Value s, function_ref<Value(Value)> inputOf) {
+    // Groups: only output channels of window channel cw's group have weights for it,
+    // kLo + kk in [g * kpg, (g + 1) * kpg) with g = kLo / kpg + cw / cpg (without
+    // groups, cpg = C and kpg = K make that every kk). Cross-group FMAs are never emitted.
+    AffineMap lbMap = AffineMap::getConstantMap(0, ctx);
+    AffineMap ubMap = AffineMap::getConstantMap(kN, ctx);
+    SmallVector<Value> boundOperands;
+    if (shape.groups > 1) {
+      AffineExpr g = (getAffineDimExpr(0, ctx) + c0).floorDiv(cpg);
+      int64_t k0 = kLo / kpg * kpg - kLo; // first channel of the block's first group
+      lbMap = AffineMap::get(1, 0, {getAffineConstantExpr(0, ctx), g * kpg + k0}, ctx);
+      ubMap = AffineMap::get(1, 0, {getAffineConstantExpr(kN, ctx), g * kpg + (k0 + kpg)},
+                             ctx);
+      boundOperands.push_back(cc);
+    }
+    auto kLoop = affine::AffineForOp::create(b, loc, boundOperands, lbMap, boundOperands, ubMap);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(kLoop.getBody());
+    Value kk = kLoop.getInductionVar();
+    // The weight, from the IVs; constant IVs fold it to the placeholder immediate. (The
+    // add of kWeightBits + 1 is in the map rather than an arith.addi on i32: one op less
+    // per FMA to clone and fold, which is what unrolling costs.)
+    Value bits = affine::AffineApplyOp::create(b, loc, bitsMap, ValueRange{cc, r, s, kk});
+    Value w = arith::BitcastOp::create(
+        b, loc, f32, arith::IndexCastOp::create(b, loc, b.getI32Type(), bits));
+    auto fma = [&](Value o) {
+      SmallVector<Value, 2> idx{kk};
+      if (o)
+        idx.push_back(o);
+      Value in = inputOf(o);
+      Value acc = affine::AffineLoadOp::create(b, loc, accBuf, accMap, idx);
+      // llvm.intr.fma rather than math.fma: the latter becomes a libdevice call on NVVM.
+      Value sum = LLVM::FMAOp::create(b, loc, in, w, acc);
+      affine::AffineStoreOp::create(b, loc, sum, accBuf, accMap, idx);
+    };
+    if (opt > 1)
+      loopOver(opt, fma);
+    else
+      fma(nullptr);
+  };
+  // One shared load per input, reused by every channel of the block. The address is arith on
+  // an affine.apply of the IVs, not an affine.load: the base comes from gpu.thread_id, which
+  // is not a valid affine symbol inside gpu.func (no affine scope), and the tile is read by
+  // other threads (memref.load keeps it an ordinary shared-memory access for the unroller to
+  // leave alone).
+  auto loadTile = [&](AffineMap map, ValueRange ivs) -> Value {
+    Value offset = affine::AffineApplyOp::create(b, loc, map, ivs);
+    return memref::LoadOp::create(b, loc, tile,
+                                  ValueRange{arith::AddIOp::create(b, loc, base, offset)});
+  };
   loopOver(chunkChannels, [&](Value cc) {
     loopOver(shape.r, [&](Value r) {
+      if (adjacent) {
+        // The thread's outputs are adjacent: load the window of row (cc, r) once, then
+        // output o reads input o * tileStrideW + s * dw of it for tap s.
+        loopOver(geom.rowLoads, [&](Value j) {
+          affine::AffineStoreOp::create(b, loc, loadTile(windowOffMap, {cc, r, j}), inBuf,
+                                        ValueRange{j});
+        });
+        loopOver(shape.s, [&](Value s) {
+          emitWeightLoop(cc, r, s, [&](Value o) -> Value {
+            return affine::AffineLoadOp::create(b, loc, inBuf, windowIndexMap,
+                                                ValueRange{o, s});
+          });
+        });
+        return;
+      }
       loopOver(shape.s, [&](Value s) {
-        // One shared load per output of the thread, reused by every channel of the block.
-        // The address is arith on an affine.apply of the IVs, not an affine.load: the base
-        // comes from gpu.thread_id, which is not a valid affine symbol inside gpu.func (no
-        // affine scope), and the tile is read by other threads (memref.load keeps it an
-        // ordinary shared-memory access for the unroller to leave alone).
-        auto loadInput = [&](Value o) -> Value {
-          SmallVector<Value, 4> ivs{cc, r, s};
-          if (o)
-            ivs.push_back(o);
-          Value offset = affine::AffineApplyOp::create(b, loc, offMap, ivs);
-          Value idx = arith::AddIOp::create(b, loc, base, offset);
-          return memref::LoadOp::create(b, loc, tile, ValueRange{idx});
-        };
         Value x;
         if (opt > 1)
           loopOver(opt, [&](Value o) {
-            affine::AffineStoreOp::create(b, loc, loadInput(o), inBuf, ValueRange{o});
+            affine::AffineStoreOp::create(b, loc, loadTile(offMap, {cc, r, s, o}), inBuf,
+                                          ValueRange{o});
           });
         else
-          x = loadInput(nullptr);
-        // Groups: only output channels of window channel cw's group have weights for it,
-        // kLo + kk in [g * kpg, (g + 1) * kpg) with g = kLo / kpg + cw / cpg (without
-        // groups, cpg = C and kpg = K make that every kk). Cross-group FMAs are never emitted.
-        AffineMap lbMap = AffineMap::getConstantMap(0, ctx);
-        AffineMap ubMap = AffineMap::getConstantMap(kN, ctx);
-        SmallVector<Value> boundOperands;
-        if (shape.groups > 1) {
-          AffineExpr g = (getAffineDimExpr(0, ctx) + c0).floorDiv(cpg);
-          int64_t k0 = kLo / kpg * kpg - kLo; // first channel of the block's first group
-          lbMap = AffineMap::get(1, 0, {getAffineConstantExpr(0, ctx), g * kpg + k0}, ctx);
-          ubMap = AffineMap::get(1, 0, {getAffineConstantExpr(kN, ctx), g * kpg + (k0 + kpg)},
-                                 ctx);
-          boundOperands.push_back(cc);
-        }
-        auto kLoop =
-            affine::AffineForOp::create(b, loc, boundOperands, lbMap, boundOperands, ubMap);
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(kLoop.getBody());
-        Value kk = kLoop.getInductionVar();
-        // The weight, from the IVs; constant IVs fold it to the placeholder immediate. (The
-        // add of kWeightBits + 1 is in the map rather than an arith.addi on i32: one op less
-        // per FMA to clone and fold, which is what unrolling costs.)
-        Value bits = affine::AffineApplyOp::create(b, loc, bitsMap, ValueRange{cc, r, s, kk});
-        Value w = arith::BitcastOp::create(
-            b, loc, f32, arith::IndexCastOp::create(b, loc, b.getI32Type(), bits));
-        auto fma = [&](Value o) {
-          SmallVector<Value, 2> idx{kk};
-          if (o)
-            idx.push_back(o);
-          Value in = o ? affine::AffineLoadOp::create(b, loc, inBuf, ValueRange{o}).getResult()
-                       : x;
-          Value acc = affine::AffineLoadOp::create(b, loc, accBuf, accMap, idx);
-          // llvm.intr.fma rather than math.fma: the latter becomes a libdevice call on NVVM.
-          Value sum = LLVM::FMAOp::create(b, loc, in, w, acc);
-          affine::AffineStoreOp::create(b, loc, sum, accBuf, accMap, idx);
-        };
-        if (opt > 1)
-          loopOver(opt, fma);
-        else
-          fma(nullptr);
+          x = loadTile(offMap, {cc, r, s});
+        emitWeightLoop(cc, r, s, [&](Value o) -> Value {
+          return o ? affine::AffineLoadOp::create(b, loc, inBuf, ValueRange{o}).getResult() : x;
+        });
       });
     });
   });
@@ -458,8 +494,12 @@ void ConvTemplateEmitter::emitStore(OpBuilder &b, Location loc, Value tid, const
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
   Value six = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(6.0f));
   for (int64_t o = 0; o < opt; ++o) {
-    Value q = arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, bc.q0, tx),
-                                    cst(b, loc, o * tiling.threadsQ));
+    Value col = columnsPerThreadStep() == 1
+                    ? tx
+                    : arith::MulIOp::create(b, loc, tx, cst(b, loc, columnsPerThreadStep()))
+                          .getResult();
+    Value q = arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, bc.q0, col),
+                                    cst(b, loc, o * columnDistance()));
     Value qOk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, q, cst(b, loc, shape.q));
     Value ok = arith::AndIOp::create(b, loc, pOk, qOk);
     auto ifOp = scf::IfOp::create(b, loc, ok, /*withElseRegion=*/false);

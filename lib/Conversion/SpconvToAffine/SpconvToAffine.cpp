@@ -326,7 +326,7 @@ struct ConvertSpconvToAffinePass
   void runOnOperation() override {
     Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
                      chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder,
-                     asyncStaging};
+                     asyncStaging, columnOrder};
     if (std::string why = invalidTilingRequest(requested); !why.empty()) {
       getOperation().emitError(why);
       return signalPassFailure();

@@ -192,7 +192,7 @@ struct ConvertSpconvToCPUPass
     SmallVector<Conv2DOp> convs = collectUncompiledConvs(module);
     Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
                      chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder,
-                     asyncStaging};
+                     asyncStaging, columnOrder};
     if (std::string why = invalidTilingRequest(requested); !why.empty()) {
       getOperation().emitError(why);
       return signalPassFailure();

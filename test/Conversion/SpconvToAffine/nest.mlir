@@ -6,6 +6,11 @@
 // With 2 outputs per thread, o loops: the loads into a register array, the FMAs per output.
 // RUN: spconv-opt %s --convert-spconv-to-affine="block-k=2 chunk-c=2 outputs-per-thread=2 threads-q=1" \
 // RUN:   | FileCheck %s --check-prefix=OPT2
+// Adjacent columns (column-order=2): the thread's 2 outputs are neighbours, so per (cc, r)
+// it loads the 4 inputs they read once, and output o reads input o + s of them.
+// RUN: spconv-opt %s --convert-spconv-to-affine="block-k=2 chunk-c=2 outputs-per-thread=2 threads-q=1 column-order=2" \
+// RUN:   | FileCheck %s --check-prefix=ADJ
+// RUN: not spconv-opt %s --convert-spconv-to-affine="column-order=3" 2>&1 | FileCheck %s --check-prefix=BAD
 
 // Tile offset of (cc, r, s): cc * 16 + r * 4 + s.
 // CHECK-DAG: #[[OFF:.*]] = affine_map<(d0, d1, d2) -> (d0 * 16 + d1 * 4 + d2)>
@@ -66,6 +71,27 @@
 // OPT2-NEXT: %[[A:.*]] = affine.load %[[ACC]][%[[KK]], %[[O2]]]
 // OPT2-NEXT: %[[F:.*]] = llvm.intr.fma(%[[XV]], %{{.*}}, %[[A]])
 // OPT2-NEXT: affine.store %[[F]], %[[ACC]][%[[KK]], %[[O2]]]
+
+// ADJ-DAG: #[[WOFF:.*]] = affine_map<(d0, d1, d2) -> (d0 * 16 + d1 * 4 + d2)>
+// ADJ: column_order = 2 : i64
+// ADJ: %[[ACC:.*]] = memref.alloca() : memref<2x2xf32>
+// ADJ-NEXT: %[[IN:.*]] = memref.alloca() : memref<4xf32>
+// ADJ: affine.for %[[CC:.*]] = 0 to 2 {
+// ADJ-NEXT: affine.for %[[R:.*]] = 0 to 3 {
+// ADJ-NEXT: affine.for %[[J:.*]] = 0 to 4 {
+// ADJ-NEXT: affine.apply #[[WOFF]](%[[CC]], %[[R]], %[[J]])
+// ADJ-NEXT: arith.addi
+// ADJ-NEXT: %[[X:.*]] = memref.load
+// ADJ-NEXT: affine.store %[[X]], %[[IN]][%[[J]]]
+// ADJ-NEXT: }
+// ADJ-NEXT: affine.for %[[S:.*]] = 0 to 3 {
+// ADJ-NEXT: affine.for %[[KK:.*]] = 0 to 2 {
+// ADJ: affine.for %[[O:.*]] = 0 to 2 {
+// ADJ-NEXT: %[[XV:.*]] = affine.load %[[IN]][%[[O]] + %[[S]]]
+// ADJ-NEXT: %[[A:.*]] = affine.load %[[ACC]][%[[KK]], %[[O]]]
+// ADJ-NEXT: llvm.intr.fma(%[[XV]], %{{.*}}, %[[A]])
+// BAD: column-order must be 0, 1 or 2, got 3
+
 func.func @f(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
   %y = spconv.conv2d %x {weights = dense<1.0> : tensor<2x2x3x3xf32>}
       : tensor<1x2x4x4xf32> -> tensor<1x2x2x2xf32>

@@ -43,7 +43,7 @@ struct ConvShape {
 /// How the kernel is tiled. Every field is a positive integer once `chooseTiling` returns.
 struct Tiling {
   int64_t blockK = 0;           // output channels per thread (= per thread block)
-  int64_t outputsPerThread = 0; // output columns per thread, strided by threadsQ
+  int64_t outputsPerThread = 0; // output columns per thread (laid out by columnOrder)
   int64_t tileP = 0;            // output rows per block (= threads along P)
   int64_t threadsQ = 0;         // threads along Q
   int64_t chunkC = 0;           // input channels staged in shared memory at a time
@@ -76,6 +76,12 @@ struct Tiling {
   // registers held (docs/design.md, "Asynchronous staging"). GPU kernels only; the CPU
   // twin loads and stores.
   int64_t asyncStaging = 0;
+  // Which output columns a thread computes with outputsPerThread > 1: 1 = strided, thread x
+  // of a row takes x, x + threadsQ, ...; 2 = adjacent, x * outputsPerThread + 0, 1, .... Two
+  // adjacent outputs read overlapping inputs along s, so a thread loads each input of its
+  // window once per (c, r): (outputsPerThread - 1) * strideW + (S - 1) * dilationW + 1
+  // shared loads instead of outputsPerThread * S (docs/design.md, "Adjacent outputs").
+  int64_t columnOrder = 0;
   // Blocks per SM ptxas is asked to fit (.minnctapersm), when the heuristic wants more than
   // minBlocksPerSMFor's default: fewer registers per thread, more warps (docs/design.md,
   // "Occupancy"). 0 = the default. Only ptxas sees it: not part of the template key.
@@ -88,6 +94,7 @@ struct Tiling {
     return threads() * std::max<int64_t>(1, splitC) * std::max<int64_t>(1, imagesPerBlock);
   }
   int64_t tileQ() const { return threadsQ * outputsPerThread; }
+  bool adjacentColumns() const { return columnOrder == 2 && outputsPerThread > 1; }
   bool channelBlockMajor() const { return blockOrder == 2; }
   std::string str() const;
 };
@@ -102,6 +109,10 @@ struct KernelGeometry {
   // of two adjacent outputs (1 there, else the stride).
   int64_t stageStepH, stageStepW;
   int64_t tileStrideH, tileStrideW;
+  // Shared loads a thread makes per filter row (c, r): S x outputsPerThread, or with
+  // adjacent columns the window of its outputs' inputs, (opt - 1) x tileStrideW + (S - 1) x
+  // dilation + 1 (docs/design.md, "Adjacent outputs").
+  int64_t rowLoads;
   int64_t tilesP, tilesQ;       // output tiles along P and Q
   int64_t kBlocks;              // ceil(K / blockK)
   // Input channels one channel block reads: all C without groups; with groups, those of the

@@ -142,6 +142,11 @@ public:
 private:
   /// Tile index of the thread's first input in a channel plane.
   mlir::Value emitThreadBase(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid) const;
+  /// Output columns from one thread of a row to the next (Tiling::columnOrder): 1 strided,
+  /// outputsPerThread adjacent.
+  int64_t columnsPerThreadStep() const;
+  /// Output columns between a thread's output o and o + 1: threadsQ strided, 1 adjacent.
+  int64_t columnDistance() const;
 
   ConvShape shape;
   Tiling tiling;
