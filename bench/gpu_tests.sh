@@ -15,7 +15,9 @@
 # (async-*: --async-staging=2, with padding, groups past K, packed images past the batch,
 # split groups, chunk loops (double-buffered: async-loop-*), pieces; images4-loop takes it
 # from the heuristic), adjacent output columns (adj-*: --column-order=2 with 2-4 outputs per
-# thread, strides, dilation, groups, splits, packed images, pieces, both folds), folded in PTX
+# thread, strides, dilation, groups, splits, packed images, pieces, both folds), direct inputs
+# (dir-*: --direct-inputs=2 on 1x1 filters, with padding, strides, groups past K, splits,
+# packed images past the batch, pieces, SM affinity, both folds), folded in PTX
 # (one from NVPTX at -O0) and in LLVM IR, each verified on the GPU against cuDNN FP32.
 # test/GPU/shapes.test runs a few of them through lit where a machine has both MLIR and a
 # GPU; the project's GPU machine has no MLIR, so there the cases are compiled here first
@@ -126,6 +128,15 @@ shapes=(
   "adj-pieces|--shape 2,8,9,11,13,3,3 --pad 1,1,1,1|--block-k=3 --code-budget=150 --outputs-per-thread=2 --column-order=2 --share-staging=false"
   "adj-llvm|--shape 1,160,14,14,44,3,3 --pad 1,1,1,1 --bias --relu|--block-k=8 --fold-at=llvm --outputs-per-thread=2 --column-order=2"
   "adj-sm-affine|--shape 3,24,10,12,20,3,3 --pad 1,1,1,1 --bias --relu|--sm-affinity=2 --block-k=8 --outputs-per-thread=2 --column-order=2"
+  "dir-1x1-s2|--shape 2,24,15,14,20,1,1 --stride 2,2 --pad 1,0,1,1 --bias --relu|--block-k=8 --direct-inputs=2"
+  "dir-1x1|--shape 3,64,7,7,40,1,1 --bias|--direct-inputs=2"
+  "dir-groups-partial|--shape 1,24,7,7,36,1,1 --groups 4|--block-k=8 --direct-inputs=2"
+  "dir-split|--shape 1,64,14,14,24,1,1 --bias --relu|--block-k=8 --split-c=2 --direct-inputs=2"
+  "dir-images-partial|--shape 5,40,7,7,24,1,1 --bias --relu|--images-per-block=2 --block-k=8 --direct-inputs=2"
+  "dir-pieces|--shape 2,48,9,11,13,1,1|--block-k=3 --code-budget=150 --direct-inputs=2"
+  "dir-llvm|--shape 1,160,14,14,44,1,1 --bias --relu|--block-k=8 --fold-at=llvm --direct-inputs=2"
+  "dir-sm-affine|--shape 3,24,10,12,20,1,1 --stride 2,2 --bias --relu|--sm-affinity=2 --block-k=8 --direct-inputs=2"
+  "dir-3x3-ignored|--shape 1,3,10,10,8,3,3 --pad 1,1,1,1|--direct-inputs=2"
 )
 sparsities=(0 0.5 0.9 1.0)
 if [ -n "${SPCONV_GPU_TESTS_ONLY:-}" ]; then

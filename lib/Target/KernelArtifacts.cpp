@@ -75,6 +75,7 @@ static FailureOr<std::string> emitPTXFoldedInLLVM(ModuleOp module,
     compile.blockOrder = options.tiling.blockOrder;
     compile.asyncStaging = options.tiling.asyncStaging;
     compile.columnOrder = options.tiling.columnOrder;
+    compile.directInputs = options.tiling.directInputs;
     pm.addPass(createSpconvCompileKernels(compile));
     if (failed(pm.run(module)))
       return failure();

@@ -103,7 +103,8 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
                                        minBlocks ? minBlocks.getInt() : 0},
                                       {"sm_affine", launch.contains("sm_affine")},
                                       {"async_staging", t.asyncStaging != 1},
-                                      {"adjacent_columns", t.adjacentColumns()}}},
+                                      {"adjacent_columns", t.adjacentColumns()},
+                                      {"direct_inputs", t.readsInputsDirectly()}}},
     });
     return WalkResult::advance();
   });

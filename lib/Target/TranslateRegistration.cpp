@@ -134,6 +134,12 @@ struct TranslateFlags {
                      "heuristic: 1; 1 = strided by threads-q; 2 = adjacent, sharing their "
                      "inputs along the filter width, docs/design.md \"Adjacent outputs\")"),
       llvm::cl::init(0), llvm::cl::cat(tilingCat)};
+  llvm::cl::opt<int64_t> directInputs{
+      "direct-inputs",
+      llvm::cl::desc("Where a thread's inputs come from (0 = heuristic; 1 = staged through "
+                     "shared memory; 2 = read directly into registers where the filter is "
+                     "1x1 and a thread has one output, docs/design.md \"Direct inputs\")"),
+      llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::opt<int64_t> smAffinity{
       "sm-affinity",
       llvm::cl::desc("Where a block finds its work (0 = heuristic: 1; 1 = its grid position; "
@@ -190,7 +196,7 @@ struct TranslateFlags {
     o.smAffinity = smAffinity;
     o.tiling = Tiling{blockK, outputsPerThread, tileP,    threadsQ,
                       chunkC, splitC,           chunkLoop, imagesPerBlock, blockOrder,
-                      asyncStaging, columnOrder};
+                      asyncStaging, columnOrder, directInputs};
     o.codeBudget = codeBudget;
     o.blockCodeBudget = blockCodeBudget;
     o.shareStaging = shareStaging;

@@ -90,7 +90,7 @@ struct SpconvCompileKernelsPass
     SymbolTable symbols(kernels);
     Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
                      chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder,
-                     asyncStaging, columnOrder};
+                     asyncStaging, columnOrder, directInputs};
     if (std::string why = invalidTilingRequest(requested); !why.empty()) {
       getOperation().emitError(why);
       return signalPassFailure();

@@ -32,9 +32,16 @@ static std::optional<float> getF32Constant(LLVM::ConstantOp c) {
   return attr.getValue().convertToFloat();
 }
 
+static bool isF32Constant(Operation *op) {
+  auto c = dyn_cast<LLVM::ConstantOp>(op);
+  return c && getF32Constant(c).has_value();
+}
+
 /// Erases `op` if it is dead and, transitively, the producers that become dead with it.
 /// An op is queued only when its last use goes away, which happens once, so nothing is
-/// visited after being erased.
+/// visited after being erased. f32 constants stay: foldWeightsInto holds a list of them (a
+/// padding select's 0.0 can die with the select of a direct input; an unused constant
+/// emits nothing).
 static int64_t eraseWithDeadProducers(Operation *op) {
   if (!op->use_empty() || !wouldOpBeTriviallyDead(op))
     return 0;
@@ -49,7 +56,7 @@ static int64_t eraseWithDeadProducers(Operation *op) {
     cur->erase();
     ++erased;
     for (Operation *def : producers)
-      if (def->use_empty() && wouldOpBeTriviallyDead(def))
+      if (def->use_empty() && wouldOpBeTriviallyDead(def) && !isF32Constant(def))
         worklist.push_back(def);
   }
   return erased;

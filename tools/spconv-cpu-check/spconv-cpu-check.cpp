@@ -119,6 +119,11 @@ static cl::opt<int64_t> columnOrder(
     cl::desc("convert-spconv-to-cpu column-order (0 = heuristic, 1 = a thread's output "
              "columns strided by threads-q, 2 = adjacent, sharing their inputs)"),
     cl::init(0), cl::cat(checkCategory));
+static cl::opt<int64_t> directInputs(
+    "direct-inputs",
+    cl::desc("convert-spconv-to-cpu direct-inputs (0 = heuristic, 1 = staged, 2 = read "
+             "directly where the filter is 1x1 and a thread has one output)"),
+    cl::init(0), cl::cat(checkCategory));
 static cl::opt<std::string> affinePipeline(
     "affine-pipeline",
     cl::desc("Leave the template's FMAs as affine nests (convert-spconv-to-cpu unroll=false), "
@@ -288,7 +293,8 @@ int main(int argc, char **argv) {
       "spconv-fold-weights and the JIT, and compare with a double-precision reference\n");
 
   for (auto *opt : {&blockK, &outputsPerThread, &tileP, &threadsQ, &chunkC, &splitC, &chunkLoop,
-                    &imagesPerBlock, &blockOrder, &asyncStaging, &columnOrder})
+                    &imagesPerBlock, &blockOrder, &asyncStaging, &columnOrder,
+                    &directInputs})
     if (*opt < 0) {
       llvm::errs() << "spconv-cpu-check: error: --" << opt->ArgStr
                    << " must be >= 0 (0 = heuristic), got " << *opt << "\n";
@@ -355,6 +361,7 @@ int main(int argc, char **argv) {
     options.blockOrder = blockOrder;
     options.asyncStaging = asyncStaging;
     options.columnOrder = columnOrder;
+    options.directInputs = directInputs;
     options.unroll = affinePipeline.empty();
     pm.addPass(createConvertSpconvToCPU(options));
     if (!affinePipeline.empty()) {

@@ -26,7 +26,9 @@ defvar SpconvTilingOptions = [
   Option<"asyncStaging", "async-staging", "int64_t", "0",
          "How chunks are staged (0 = heuristic: 2 for a chunk loop over packed images with an unstrided filter over 1x1, else 1; 1 = loads and stores through registers; 2 = cp.async copies, double-buffered in a chunk loop, docs/design.md \"Asynchronous staging\")">,
   Option<"columnOrder", "column-order", "int64_t", "0",
-    "Which output columns a thread computes with outputs-per-thread > 1 (0 = heuristic: 1; 1 = strided by threads-q; 2 = adjacent, sharing their inputs along the filter width, docs/design.md \"Adjacent outputs\")">
+    "Which output columns a thread computes with outputs-per-thread > 1 (0 = heuristic: 1; 1 = strided by threads-q; 2 = adjacent, sharing their inputs along the filter width, docs/design.md \"Adjacent outputs\")">,
+  Option<"directInputs", "direct-inputs", "int64_t", "0",
+    "Where a thread's inputs come from (0 = heuristic; 1 = staged through shared memory; 2 = read directly into registers where the filter is 1x1 and a thread has one output, docs/design.md \"Direct inputs\")">
 ];
 
 def ConvertSpconvToAffine : Pass<"convert-spconv-to-affine", "::mlir::ModuleOp"> {

@@ -65,7 +65,8 @@ std::string Tiling::str() const {
          (chunkLoop == 2 ? "cl" : "") +
          (imagesPerBlock > 1 ? "ib" + std::to_string(imagesPerBlock) : std::string()) +
          (blockOrder == 2 ? "cbm" : "") + (asyncStaging == 2 ? "cpa" : "") +
-         (columnOrder == 2 && outputsPerThread > 1 ? "adj" : "");
+         (columnOrder == 2 && outputsPerThread > 1 ? "adj" : "") +
+         (directInputs == 2 ? "dir" : "");
 }
 
 static constexpr int64_t kMaxLoadsPerRegion = 256;
@@ -99,7 +100,8 @@ KernelGeometry::KernelGeometry(const ConvShape &sh, const Tiling &t) {
   // staging it doubled layer4.1.conv1's; docs/tuning-log.md, "Staging" and "Staging by
   // position").
   stageBatch = std::max<int64_t>(1, std::min<int64_t>(kStageBatch, t.chunkC));
-  sharedFloats = t.chunkC * inTileH * inTileW;
+  // Direct inputs stage nothing: shared memory holds only split groups' partial sums.
+  sharedFloats = t.readsInputsDirectly() ? 0 : t.chunkC * inTileH * inTileW;
   splitC = std::max<int64_t>(1, t.splitC);
   imagesPerBlock = std::max<int64_t>(1, t.imagesPerBlock);
   // The groups' partial sums travel through the tiles at the end.
@@ -250,8 +252,11 @@ bool spconv::mayTakeOccupancyTiling(const Tiling &requested, const Tiling &t) {
   bool heuristic = requested.blockK <= 0 && requested.imagesPerBlock <= 0 &&
                    requested.splitC <= 0 && requested.chunkLoop <= 0 &&
                    requested.outputsPerThread <= 0 && requested.minBlocksPerSM <= 0;
+  // Not for direct inputs: layer3.0.downsample at batch 64 ran 0.244 ms at block-k 32 / 8
+  // per SM and 0.173 at 64 / 4 (docs/tuning-log.md, "Direct inputs").
   return heuristic && t.blockK == 64 && t.imagesPerBlock == 1 && t.splitC == 1 &&
-         t.chunkLoop == 1 && t.outputsPerThread == 1 && t.blockThreads() == 128;
+         t.chunkLoop == 1 && t.outputsPerThread == 1 && t.blockThreads() == 128 &&
+         !t.readsInputsDirectly();
 }
 
 void spconv::requestOccupancyTiling(Tiling &requested) {
@@ -295,6 +300,8 @@ std::string spconv::invalidTilingRequest(const Tiling &requested) {
     return "async-staging must be 0, 1 or 2, got " + std::to_string(requested.asyncStaging);
   if (requested.columnOrder < 0 || requested.columnOrder > 2)
     return "column-order must be 0, 1 or 2, got " + std::to_string(requested.columnOrder);
+  if (requested.directInputs < 0 || requested.directInputs > 2)
+    return "direct-inputs must be 0, 1 or 2, got " + std::to_string(requested.directInputs);
   return "";
 }
 
@@ -470,6 +477,18 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
       t = wide;
   }
   chooseImagesPerBlock(sh, requested, t);
+  // Direct inputs wherever a thread reads only what it would stage (a 1x1 filter, one
+  // output per thread), unless asked not to: ResNet-50 at batch 64 5.62 -> 5.03 ms, every
+  // 1x1 conv 1.01-1.50x (docs/tuning-log.md, "Direct inputs"). They have no staging to
+  // loop over or to copy asynchronously.
+  if (t.directInputs == 1 || sh.r != 1 || sh.s != 1 || t.outputsPerThread != 1)
+    t.directInputs = 1;
+  else
+    t.directInputs = 2;
+  if (t.readsInputsDirectly()) {
+    t.chunkLoop = 1;
+    t.asyncStaging = 1;
+  }
   // An explicit chunk-c may not exceed the hard limit either: each group's (and image's)
   // tile gets its share of it.
   KernelGeometry g(sh, t);

@@ -48,6 +48,57 @@ std::pair<Value, BlockCoords> ConvTemplateEmitter::emitImageCoords(OpBuilder &b,
   return {tid, coords};
 }
 
+/// 0 <= v < hi, `zero` the index 0.
+static Value emitInRange(OpBuilder &b, Location loc, Value v, Value zero, int64_t hi) {
+  return arith::AndIOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, v, zero),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v, cst(b, loc, hi)));
+}
+
+/// v clamped to [0, hi).
+static Value emitClamp(OpBuilder &b, Location loc, Value v, Value zero, int64_t hi) {
+  return arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, v, zero),
+                                cst(b, loc, hi - 1));
+}
+
+Value ConvTemplateEmitter::emitWindowStart(OpBuilder &b, Location loc, int64_t kb,
+                                           Value kBase) const {
+  // First input channel of the block's window: (first output channel / kpg) * cpg.
+  if (shape.groups == 1)
+    return nullptr;
+  Value k0 = kBase ? kBase : cst(b, loc, kb * tiling.blockK);
+  return arith::MulIOp::create(b, loc,
+                               arith::DivUIOp::create(b, loc, k0, cst(b, loc, shape.kpg())),
+                               cst(b, loc, shape.cpg()));
+}
+
+DirectInputs ConvTemplateEmitter::emitDirectInputs(OpBuilder &b, Location loc, Value tid,
+                                                   const BlockCoords &bc, int64_t kb,
+                                                   Value input, Value kBase) const {
+  DirectInputs d;
+  // The thread's output position, and the input element a 1x1 filter reads for it.
+  Value tq = cst(b, loc, tiling.threadsQ);
+  Value p = arith::AddIOp::create(b, loc, bc.p0, arith::DivUIOp::create(b, loc, tid, tq));
+  Value q = arith::AddIOp::create(b, loc, bc.q0, arith::RemUIOp::create(b, loc, tid, tq));
+  Value iy = arith::SubIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, p, cst(b, loc, shape.sh)), cst(b, loc, shape.pt));
+  Value ix = arith::SubIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, q, cst(b, loc, shape.sw)), cst(b, loc, shape.pl));
+  Value zero = cst(b, loc, 0);
+  auto inRange = [&](Value v, int64_t hi) { return emitInRange(b, loc, v, zero, hi); };
+  auto clamp = [&](Value v, int64_t hi) { return emitClamp(b, loc, v, zero, hi); };
+  // Without padding every stored output reads inside the input; threads past P or Q (a
+  // partial tile) and packed images past the batch read a clamped element they never store.
+  if (shape.pt || shape.pb || shape.pl || shape.pr)
+    d.inside = arith::AndIOp::create(b, loc, inRange(iy, shape.h), inRange(ix, shape.w));
+  d.input = input;
+  d.n = bc.nOk ? clamp(bc.n, shape.n) : bc.n;
+  d.y = clamp(iy, shape.h);
+  d.x = clamp(ix, shape.w);
+  d.cBase = emitWindowStart(b, loc, kb, kBase);
+  return d;
+}
+
 void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const BlockCoords &bc,
                                     int64_t kb, int64_t chunk, Value input, Value tile,
                                     Value kBase, int64_t tileOffset) const {
@@ -86,17 +137,13 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
                                     int64_t kb, Value c0, int64_t chunkChannels, Value input,
                                     Value tile, Value kBase, int64_t tileOffset,
                                     bool wait) const {
-  // First input channel of the block's window: (first output channel / kpg) * cpg.
-  Value cBase;
-  if (shape.groups > 1) {
-    Value k0 = kBase ? kBase : cst(b, loc, kb * tiling.blockK);
-    cBase = arith::MulIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, k0, cst(b, loc, shape.kpg())),
-        cst(b, loc, shape.cpg()));
-  }
+  // Direct inputs are read where they are used (emitChunkNest).
+  if (tiling.readsInputsDirectly())
+    return;
+  Value cBase = emitWindowStart(b, loc, kb, kBase);
   // The last block of a grouped conv whose block-k does not divide K has a window that
   // runs past C: those channels are staged as 0 (their output channels are never stored).
-  bool guardC = shape.groups > 1 && shape.k % tiling.blockK != 0;
+  bool guardC = windowMayPassC();
   int64_t plane = geom.inTileH * geom.inTileW;
   int64_t threads = tiling.threads();
   // Positions outside, channels inside (docs/tuning-log.md, "Staging by position"): thread
@@ -118,15 +165,8 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
   auto scaled = [&](Value v, int64_t step) -> Value {
     return step == 1 ? v : arith::MulIOp::create(b, loc, v, cst(b, loc, step)).getResult();
   };
-  auto inRange = [&](Value v, int64_t hi) {
-    return arith::AndIOp::create(
-        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, v, zero),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v, cst(b, loc, hi)));
-  };
-  auto clamp = [&](Value v, int64_t hi) -> Value {
-    return arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, v, zero),
-                                  cst(b, loc, hi - 1));
-  };
+  auto inRange = [&](Value v, int64_t hi) { return emitInRange(b, loc, v, zero, hi); };
+  auto clamp = [&](Value v, int64_t hi) { return emitClamp(b, loc, v, zero, hi); };
   Value fzero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
   // A packed image past the batch (BlockCoords::nOk) stages the last image: never stored.
   Value imageIndex = bc.nOk ? clamp(bc.n, shape.n) : bc.n;
@@ -278,7 +318,7 @@ int64_t ConvTemplateEmitter::columnDistance() const {
 void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, int64_t kb,
                                         int64_t chunk, Value tile,
                                         SmallVectorImpl<Value> &accs, int64_t tileOffset,
-                                        Value tileBase) const {
+                                        Value tileBase, const DirectInputs *direct) const {
   MLIRContext *ctx = b.getContext();
   int64_t opt = tiling.outputsPerThread;
   int64_t kLo = kb * tiling.blockK;
@@ -399,6 +439,23 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
     return memref::LoadOp::create(b, loc, tile,
                                   ValueRange{arith::AddIOp::create(b, loc, base, offset)});
   };
+  // Direct inputs (a 1x1 filter, one output a thread): channel cc of the chunk from global
+  // memory, H x W elements after channel cc - 1, 0 in the padding.
+  Value paddingZero;
+  if (direct && direct->inside)
+    paddingZero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  auto loadDirect = [&](Value cc) -> Value {
+    Value c = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, dCc + c0),
+                                            ValueRange{cc});
+    if (direct->cBase)
+      c = arith::AddIOp::create(b, loc, direct->cBase, c);
+    if (windowMayPassC())
+      c = arith::MinUIOp::create(b, loc, c, cst(b, loc, shape.c - 1));
+    Value v = memref::LoadOp::create(b, loc, direct->input,
+                                     ValueRange{direct->n, c, direct->y, direct->x});
+    return direct->inside ? arith::SelectOp::create(b, loc, direct->inside, v, paddingZero)
+                          : v;
+  };
   loopOver(chunkChannels, [&](Value cc) {
     loopOver(shape.r, [&](Value r) {
       if (adjacent) {
@@ -424,7 +481,7 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
                                           ValueRange{o});
           });
         else
-          x = loadTile(offMap, {cc, r, s});
+          x = direct ? loadDirect(cc) : loadTile(offMap, {cc, r, s});
         emitWeightLoop(cc, r, s, [&](Value o) -> Value {
           return o ? affine::AffineLoadOp::create(b, loc, inBuf, ValueRange{o}).getResult() : x;
         });

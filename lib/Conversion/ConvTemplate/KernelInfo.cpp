@@ -24,6 +24,7 @@ DictionaryAttr spconv::makeLaunchAttr(MLIRContext *ctx, const ConvShape &shape,
       b.getNamedAttr("block_order", b.getI64IntegerAttr(std::max<int64_t>(1, tiling.blockOrder))),
       b.getNamedAttr("async_staging", b.getI64IntegerAttr(tiling.asyncStaging == 1 ? 1 : 2)),
       b.getNamedAttr("column_order", b.getI64IntegerAttr(tiling.adjacentColumns() ? 2 : 1)),
+      b.getNamedAttr("direct_inputs", b.getI64IntegerAttr(tiling.readsInputsDirectly() ? 2 : 1)),
   });
   SmallVector<NamedAttribute> entries{
       b.getNamedAttr("grid", b.getDenseI64ArrayAttr({g.grid[0], g.grid[1], g.grid[2]})),
@@ -59,6 +60,7 @@ Tiling spconv::tilingFromLaunchAttr(DictionaryAttr launch) {
   t.blockOrder = get("block_order");
   t.asyncStaging = get("async_staging");
   t.columnOrder = get("column_order");
+  t.directInputs = get("direct_inputs");
   return t;
 }
 

@@ -78,6 +78,16 @@ static void emitChunks(OpBuilder &b, Location loc, const ConvTemplateEmitter &em
                        Value tid, const BlockCoords &bc, int64_t kb, int64_t first, int64_t last,
                        Value input, Value tile, Value kBase, int64_t tileOffset,
                        function_ref<void()> barrier, SmallVectorImpl<Value> &accs) {
+  if (emitter.getTiling().readsInputsDirectly()) {
+    // Nothing staged, nothing to wait for: the chunks' FMAs read the input themselves.
+    DirectInputs direct = emitter.emitDirectInputs(b, loc, tid, bc, kb, input, kBase);
+    for (int64_t chunk = first; chunk < last; ++chunk) {
+      emitter.emitChunkNest(b, loc, tid, kb, chunk, tile, accs, tileOffset, bc.tileBase,
+                            &direct);
+      pinAccumulators(b, loc, accs, kb, chunk);
+    }
+    return;
+  }
   int64_t loopEnd = emitter.chunkLoopEnd(first, last);
   const KernelGeometry &g = emitter.geometry();
   if (loopEnd > first && g.stagingBuffers == 2) {
@@ -326,7 +336,7 @@ struct ConvertSpconvToAffinePass
   void runOnOperation() override {
     Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
                      chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder,
-                     asyncStaging, columnOrder};
+                     asyncStaging, columnOrder, directInputs};
     if (std::string why = invalidTilingRequest(requested); !why.empty()) {
       getOperation().emitError(why);
       return signalPassFailure();

@@ -157,7 +157,12 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
         });
         phase([&](OpBuilder &tb, Value tid, const BlockCoords &tbc, Value blockTid) {
           SmallVector<Value> accs = loadAccs(tb, row(tb, blockTid, grp));
-          emitter.emitChunkNest(tb, loc, tid, kb, chunk, tile, accs, offset, tbc.tileBase);
+          // Direct inputs (the staging phase above stages nothing): read from the input.
+          std::optional<DirectInputs> direct;
+          if (tiling.readsInputsDirectly())
+            direct = emitter.emitDirectInputs(tb, loc, tid, tbc, kb, input);
+          emitter.emitChunkNest(tb, loc, tid, kb, chunk, tile, accs, offset, tbc.tileBase,
+                                direct ? &*direct : nullptr);
           saveAccs(tb, row(tb, blockTid, grp), accs);
         });
       }
@@ -192,7 +197,7 @@ struct ConvertSpconvToCPUPass
     SmallVector<Conv2DOp> convs = collectUncompiledConvs(module);
     Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
                      chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder,
-                     asyncStaging, columnOrder};
+                     asyncStaging, columnOrder, directInputs};
     if (std::string why = invalidTilingRequest(requested); !why.empty()) {
       getOperation().emitError(why);
       return signalPassFailure();

@@ -36,7 +36,7 @@ struct ConvertSpconvToGPUPass
   void runOnOperation() override {
     Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
                      chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder,
-                     asyncStaging, columnOrder};
+                     asyncStaging, columnOrder, directInputs};
     if (std::string why = invalidTilingRequest(requested); !why.empty()) {
       getOperation().emitError(why);
       return signalPassFailure();

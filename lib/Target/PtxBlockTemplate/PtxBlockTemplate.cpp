@@ -252,8 +252,12 @@ llvm::Expected<PtxBlockTemplate> PtxBlockTemplate::parse(std::string ptx, String
         line.dest = *d;
         line.opPlaceholder[0] = f;
       }
-    } else if ((opcode == "ld.shared.b32" || opcode == "ld.shared.f32") &&
+    } else if ((opcode == "ld.shared.b32" || opcode == "ld.shared.f32" ||
+                opcode == "ld.global.b32" || opcode == "ld.global.f32" ||
+                opcode == "ld.global.nc.b32" || opcode == "ld.global.nc.f32") &&
                !s.starts_with("@") && ops.size() == 2) {
+      // Direct inputs (Tiling::directInputs) load from global memory in the FMA regions: a
+      // load whose FMAs all fold away is dropped like a shared one.
       if (std::optional<uint32_t> d = parseReg32(ops[0])) {
         line.kind = Line::SharedLoad;
         line.lanes.push_back(*d);

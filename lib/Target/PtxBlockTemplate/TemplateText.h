@@ -102,7 +102,8 @@ struct PtxBlockTemplate::Line {
     Plain,      // copied with registers, labels and the kernel name renamed
     Fma,        // fma.rn.f32 d, a, b, c with a placeholder weight in a or b
     MovConst,   // mov d, <placeholder>
-    SharedLoad, // ld.shared{,.v2,.v4}.{b32,f32} of %r registers
+    SharedLoad, // ld.shared{,.v2,.v4}.{b32,f32} of %r registers, or a scalar ld.global{,.nc}
+                // (direct inputs): a load the fold drops when nothing reads it
   };
   Kind kind = Plain;
   llvm::StringRef text;

@@ -82,6 +82,12 @@ struct Tiling {
   // window once per (c, r): (outputsPerThread - 1) * strideW + (S - 1) * dilationW + 1
   // shared loads instead of outputsPerThread * S (docs/design.md, "Adjacent outputs").
   int64_t columnOrder = 0;
+  // Where a thread's inputs come from: 1 = staged through shared memory; 2 = read directly
+  // from global memory into registers, where the filter is 1x1 and a thread has one output:
+  // there each thread stages exactly the elements it then reads, so the round trip through
+  // shared memory (a store, a load and a barrier per chunk) buys nothing (docs/design.md,
+  // "Direct inputs"). Elsewhere 2 means 1.
+  int64_t directInputs = 0;
   // Blocks per SM ptxas is asked to fit (.minnctapersm), when the heuristic wants more than
   // minBlocksPerSMFor's default: fewer registers per thread, more warps (docs/design.md,
   // "Occupancy"). 0 = the default. Only ptxas sees it: not part of the template key.
@@ -95,6 +101,7 @@ struct Tiling {
   }
   int64_t tileQ() const { return threadsQ * outputsPerThread; }
   bool adjacentColumns() const { return columnOrder == 2 && outputsPerThread > 1; }
+  bool readsInputsDirectly() const { return directInputs == 2; }
   bool channelBlockMajor() const { return blockOrder == 2; }
   std::string str() const;
 };

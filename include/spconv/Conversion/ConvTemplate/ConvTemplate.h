@@ -26,6 +26,18 @@ struct BlockCoords {
   mlir::Value tileBase = nullptr, nOk = nullptr;
 };
 
+/// Direct inputs (Tiling::directInputs 2): where a thread reads its own input element of
+/// each channel of its channel block's window, computed once per channel block: channel c
+/// of the window is input[n, cBase + c, y, x], clamped to C - 1 where the window runs past
+/// C (the last block of a grouped conv that block-k does not divide: those channels feed
+/// only output channels past K, never stored).
+struct DirectInputs {
+  mlir::Value input;
+  mlir::Value n, y, x;            // the thread's image and input element (clamped inside)
+  mlir::Value cBase = nullptr;    // the window's first channel (null: 0)
+  mlir::Value inside = nullptr;   // the element lies inside the input (null: no padding)
+};
+
 class ConvTemplateEmitter {
 public:
 
@@ -115,10 +127,17 @@ public:
   /// reloaded from it after, and unrollTemplateNests (UnrollNests.h) turns the whole into
   /// straight-line FMAs on SSA values.
   /// `tileBase` (BlockCoords::tileBase) adds a run-time offset to the tile's.
+  /// With `direct` (readsInputsDirectly) the inputs come from global memory, not the tile.
   void emitChunkNest(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid, int64_t kb,
                      int64_t chunk, mlir::Value tile,
                      llvm::SmallVectorImpl<mlir::Value> &accs, int64_t tileOffset = 0,
-                     mlir::Value tileBase = nullptr) const;
+                     mlir::Value tileBase = nullptr,
+                     const DirectInputs *direct = nullptr) const;
+  /// Direct inputs of thread `tid` (at `bc`) for channel block `kb` (or the block starting
+  /// at output channel `kBase`); see DirectInputs.
+  DirectInputs emitDirectInputs(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid,
+                                const BlockCoords &bc, int64_t kb, mlir::Value input,
+                                mlir::Value kBase = nullptr) const;
   /// Split chunks (Tiling::splitC): the accumulators of a group other than the first start
   /// at 0 (the bias is the first group's).
   llvm::SmallVector<mlir::Value> emitZeroAccumulators(mlir::OpBuilder &b, mlir::Location loc,
@@ -140,6 +159,12 @@ public:
                  mlir::Value kBase = nullptr) const;
 
 private:
+  /// The window's first input channel (null without groups: 0).
+  mlir::Value emitWindowStart(mlir::OpBuilder &b, mlir::Location loc, int64_t kb,
+                              mlir::Value kBase) const;
+  /// The last block of a grouped conv whose block-k does not divide K has a window that
+  /// runs past C.
+  bool windowMayPassC() const { return shape.groups > 1 && shape.k % tiling.blockK != 0; }
   /// Tile index of the thread's first input in a channel plane.
   mlir::Value emitThreadBase(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid) const;
   /// Output columns from one thread of a row to the next (Tiling::columnOrder): 1 strided,
