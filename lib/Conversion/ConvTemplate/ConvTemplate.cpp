@@ -328,15 +328,19 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
   int64_t plane = geom.inTileH * geom.inTileW;
   int64_t cpg = shape.cpg(), kpg = shape.kpg();
   Type f32 = b.getF32Type();
-  Value base = emitThreadBase(b, loc, tid);
-  if (tileOffset)
-    base = arith::AddIOp::create(b, loc, base, cst(b, loc, tileOffset));
-  if (tileBase)
-    base = arith::AddIOp::create(b, loc, base, tileBase);
+  // The thread's tile index; direct inputs read no tile.
+  Value base;
+  if (!direct) {
+    base = emitThreadBase(b, loc, tid);
+    if (tileOffset)
+      base = arith::AddIOp::create(b, loc, base, cst(b, loc, tileOffset));
+    if (tileBase)
+      base = arith::AddIOp::create(b, loc, base, tileBase);
+  }
 
   // Private register arrays: the accumulators (kk, o) and, with several outputs per thread,
-  // the inputs of one (c, r, s) (o), or with adjacent columns of one (c, r) row (the window). Once the nest is fully unrolled every access has
-  // constant indices, and unrollTemplateNests forwards stores to loads so that neither array
+  // the inputs of one (c, r, s) (o), or with adjacent columns those of one (c, r) row (its
+  // window). Once the nest is fully unrolled every access has constant indices, and unrollTemplateNests forwards stores to loads so that neither array
   // is left in memory. With one output per thread there is no o loop (it would have one
   // iteration, and unrolling big templates is paid per op): the input is an SSA value.
   auto accType = MemRefType::get({kN, opt}, f32);
@@ -550,11 +554,12 @@ void ConvTemplateEmitter::emitStore(OpBuilder &b, Location loc, Value tid, const
     pOk = arith::AndIOp::create(b, loc, pOk, bc.nOk);
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
   Value six = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(6.0f));
+  // The thread's first output column in the tile.
+  Value col = columnsPerThreadStep() == 1
+                  ? tx
+                  : arith::MulIOp::create(b, loc, tx, cst(b, loc, columnsPerThreadStep()))
+                        .getResult();
   for (int64_t o = 0; o < opt; ++o) {
-    Value col = columnsPerThreadStep() == 1
-                    ? tx
-                    : arith::MulIOp::create(b, loc, tx, cst(b, loc, columnsPerThreadStep()))
-                          .getResult();
     Value q = arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, bc.q0, col),
                                     cst(b, loc, o * columnDistance()));
     Value qOk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, q, cst(b, loc, shape.q));
