@@ -40,7 +40,9 @@ static cl::opt<int64_t> minBlocksPerSM("min-blocks-per-sm",
                                        cl::init(4));
 static cl::opt<bool> shareStaging("share-staging",
                                   cl::desc("Share the staging code between channel blocks "
-                                           "(default on, as spconv-translate)"),
+                                           "(default on, as spconv-translate for staged "
+                                           "kernels; it stamps direct-input kernels whole: "
+                                           "pass false for their templates)"),
                                   cl::init(true));
 static cl::opt<bool> smAffine("sm-affine",
                               cl::desc("Blocks take their work from per-channel-block queues "
