@@ -294,8 +294,8 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
       // Staging shared by the channel blocks when the template allows it: then a unit
       // pays the staging once and each block only its FMA regions. A kernel that reads its
       // inputs directly stages nothing, so sharing would only add a dispatch and live-out
-      // movs per chunk; worse, ptxas then reloads the global-memory descriptor into a
-      // uniform register before every load wherever a barrier follows (two R2URs per LDG:
+      // movs per chunk; worse, in a .func piece with a barrier after those dispatches
+      // ptxas reloads the global-memory descriptor before every load (two R2URs per LDG:
       // docs/compile-time.md, "Direct inputs"). Such blocks are stamped whole.
       bool shared =
           options.shareStaging && tmpl.sharesStaging() && !tiling.readsInputsDirectly();
