@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""End-to-end PyTorch check and timing of spconv.torch, in two phases on two machines.
+"""End-to-end PyTorch check and timing of immconv.torch, in two phases on two machines.
 
   # here (MLIR + spconv-translate + ptxas, no GPU): build, prune, compile
   /usr/bin/python3 bench/e2e_torch.py --phase compile --net resnet50 --batch 1 \
@@ -21,8 +21,8 @@ Run phase: outputs of the spconv model vs the unmodified model in FP32 with TF32
 (max relative error per image, relative to that image's max |ref|, the max over the batch),
 then end-to-end latency (CUDA events, warm-up, median) of: spconv, PyTorch FP32 (TF32 off),
 TF32, FP16 channels-last; cudnn.benchmark on. --layers also times every compiled conv
-against its cuDNN original (spconv.torch.benchmark_layers) into DIR/layers.json
-(spconv.plots draws it). Result: DIR/e2e.json.
+against its cuDNN original (immconv.torch.benchmark_layers) into DIR/layers.json
+(immconv.plots draws it). Result: DIR/e2e.json.
 """
 import argparse
 import datetime
@@ -126,7 +126,7 @@ def git_commit():
 
 
 def phase_compile(args):
-    import spconv.torch as st
+    import immconv.torch as st
     cfg = {"net": args.net, "batch": args.batch, "sparsity": args.sparsity, "seed": args.seed,
            "image_size": args.image_size, "compile_commit": git_commit(),
            "compile_torch": torch.__version__}
@@ -190,7 +190,7 @@ def graph_replay_diff(fn, eager_out):
 def time_variants(variants, args, graphs):
     """Median ms of each variant (name -> (fn, tf32)); eager launches, or replays of a CUDA
     graph holding one forward pass."""
-    from spconv.torch.bench import time_cuda, time_cuda_graph
+    from immconv.torch.bench import time_cuda, time_cuda_graph
     times = {}
     for name, (fn, tf32) in variants.items():
         set_tf32(tf32)
@@ -203,7 +203,7 @@ def time_variants(variants, args, graphs):
 
 
 def phase_run(args):
-    import spconv.torch as st
+    import immconv.torch as st
     cfg = json.load(open(os.path.join(args.out, CONFIG)))
     cubin = os.path.join(args.out, "model.cubin")
     if not os.path.exists(cubin) and os.path.exists(cubin + ".gz"):
@@ -244,9 +244,9 @@ def phase_run(args):
     # A replayed graph must give exactly the eager output.
     selection, worst = None, err if not graph_diff else float("inf")
     if args.min_speedup is not None:
-        # The measured keep-in-cuDNN policy (spconv.torch.compile(min_speedup=...)): every
+        # The measured keep-in-cuDNN policy (immconv.torch.compile(min_speedup=...)): every
         # compiled layer timed against its original from CUDA graphs, the slower ones put back.
-        from spconv.torch.pipeline import apply_min_speedup
+        from immconv.torch.pipeline import apply_min_speedup
         res = apply_min_speedup(cm, x, args.min_speedup, graphs=True)
         with torch.no_grad():
             sel_err, _ = rel_err(cm(x), ref)

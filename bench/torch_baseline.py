@@ -123,7 +123,7 @@ def main(argv=None):
     else:
         import torch
         import torch.nn.functional as F
-        from spconv.torch.bench import time_cuda_graph
+        from immconv.torch.bench import time_cuda_graph
         torch.backends.cudnn.benchmark = True
     files = []
     for fi, path in enumerate(args.results):

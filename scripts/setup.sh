@@ -45,4 +45,4 @@ SPCONV_PTXAS="$ptxas" build/bin/spconv-translate --spconv-compile examples/small
   --artifact-prefix=out/small-cnn -o out/small-cnn.json
 echo "setup: built build/bin/{spconv-opt,spconv-translate,...}; the example compiled to:"
 ls -l out/small-cnn.ptx out/small-cnn.cubin out/small-cnn.json
-/usr/bin/python3 -m pip install -q --no-deps --no-build-isolation --break-system-packages -e python/ 2>/dev/null || { d="$(/usr/bin/python3 -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"; mkdir -p "$d" && echo "$root/python" > "$d/spconv-src.pth"; }  # the spconv Python package: offline editable install, else a .pth (no pip); docs/python.md
+/usr/bin/python3 -m pip install -q --no-deps --no-build-isolation --break-system-packages -e python/ 2>/dev/null || { d="$(/usr/bin/python3 -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"; mkdir -p "$d" && echo "$root/python" > "$d/immconv-src.pth"; }  # the immconv Python package (python/immconv): offline editable install, else a .pth (no pip); docs/python.md

@@ -9,7 +9,7 @@ cd "$root"
 ninja -C build check-spconv
 # Python tests (network generator) with Debian's python3, where python3-numpy installs.
 /usr/bin/python3 -m pytest -q bench/test_networks.py
-/usr/bin/python3 -m pytest -q python/tests  # the spconv Python package (CPU only; skips what needs torch, matplotlib or ptxas when absent)
+/usr/bin/python3 -m pytest -q python/tests  # the immconv Python package (CPU only; skips what needs torch, matplotlib or ptxas when absent)
 # Every fuzz target on its seeds and regression inputs plus a few seconds of fuzzing
 # (its own clang-22 build in build-fuzz/; docs/reliability.md).
 bash scripts/fuzz-smoke.sh

@@ -40,10 +40,10 @@ def fake_kernel(i, spec):
 
 @pytest.fixture
 def fake_compiler(monkeypatch):
-    """Replaces the spconv-translate compile in spconv.torch.compile by one that writes a
+    """Replaces the spconv-translate compile in immconv.torch.compile by one that writes a
     sidecar (and an empty cubin) from the module's specs: exercises everything but ptxas."""
-    from spconv import compiler, mlir
-    import spconv.torch.pipeline as tc
+    from immconv import compiler, mlir
+    import immconv.torch.pipeline as tc
 
     calls = []
 

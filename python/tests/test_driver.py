@@ -6,7 +6,7 @@ import types
 
 import pytest
 
-from spconv.torch import driver as drv  # noqa: E402  (imports no torch itself)
+from immconv.torch import driver as drv  # noqa: E402  (imports no torch itself)
 
 KERNEL = {"entry": "spconv_conv2d_3", "grid": [4, 2, 8], "block": [128, 1, 1],
           "dynamic_shared_bytes": 0}

@@ -39,7 +39,7 @@ def test_compile_phase_then_load(tmp_path):
                                        "model.json"]
     cfg = json.load(open(os.path.join(out, "e2e-config.json")))
     model, x = e2e.make(cfg)
-    import spconv.torch as st
+    import immconv.torch as st
     cm = st.load(model, out)
     assert sum(isinstance(m, st.SpconvConv2d) for m in cm.modules()) == 4
     ref = model(x)

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from spconv.folding import FoldRefused, fold_bn
+from immconv.folding import FoldRefused, fold_bn
 
 
 def bn(k, gamma=None, beta=None, mean=None, var=None):

@@ -2,7 +2,7 @@ import io
 
 import numpy as np
 
-from spconv import mlir, progress
+from immconv import mlir, progress
 
 
 def spec(name="layer1.0.conv1", groups=1, act="relu", bias=True):
@@ -56,7 +56,7 @@ def test_progress_lines_parse_and_draw():
 
 def test_run_tool_draws_progress_and_reports_failures(tmp_path):
     import pytest
-    from spconv.compiler import CompileError, run_tool
+    from immconv.compiler import CompileError, run_tool
     tool = tmp_path / "tool"
     tool.write_text("#!/bin/sh\n"
                     "echo 'spconv: ptxas 1/2 units, 0.5 s; slowest: a (0.5 s)' >&2\n"

@@ -9,7 +9,7 @@ import pytest
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
-import spconv  # noqa: E402
+import immconv  # noqa: E402
 from conftest import needs_ptxas, needs_translate  # noqa: E402
 
 
@@ -41,7 +41,7 @@ def model(path):
 def test_compile_onnx(tmp_path):
     path = str(tmp_path / "m.onnx")
     w = model(path)
-    b = spconv.compile_onnx(path, str(tmp_path / "out" / "m"), input_shapes={"x": (2, 3, 8, 8)},
+    b = immconv.compile_onnx(path, str(tmp_path / "out" / "m"), input_shapes={"x": (2, 3, 8, 8)},
                             cache_dir=str(tmp_path / "cache"), jobs=1, progress=True)
     for f in (b.mlir, b.cubin, b.sidecar, b.listing):
         assert os.path.getsize(f) > 0
@@ -58,8 +58,8 @@ def test_compile_onnx(tmp_path):
 def test_compile_onnx_error_is_reported(tmp_path):
     bad = tmp_path / "bad.onnx"
     bad.write_bytes(b"\x08\x07garbage")
-    with pytest.raises(spconv.CompileError, match="bad.onnx"):
-        spconv.compile_onnx(str(bad), str(tmp_path / "o" / "m"), progress=False)
+    with pytest.raises(immconv.CompileError, match="bad.onnx"):
+        immconv.compile_onnx(str(bad), str(tmp_path / "o" / "m"), progress=False)
 
 
 @needs_translate
@@ -70,13 +70,13 @@ def test_cli_compile_onnx(tmp_path):
     path = str(tmp_path / "m.onnx")
     model(path)
     env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    r = subprocess.run([sys.executable, "-m", "spconv", "compile-onnx", path, "-o",
+    r = subprocess.run([sys.executable, "-m", "immconv", "compile-onnx", path, "-o",
                         str(tmp_path / "o" / "m"), "--input-shape", "x:3x3x8x8", "--jobs", "1",
                         "--cache-dir", str(tmp_path / "cache")],
                        capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("1 kernels:")
     # (a single-unit compile prints no ptxas progress line: the bar is tested in test_torch)
-    r = subprocess.run([sys.executable, "-m", "spconv", "check-sidecar",
+    r = subprocess.run([sys.executable, "-m", "immconv", "check-sidecar",
                         str(tmp_path / "o" / "m.json")], capture_output=True, text=True, env=env)
     assert r.returncode == 0 and "conv=3x3x8x8->3x8x8x8" in r.stdout

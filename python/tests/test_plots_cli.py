@@ -20,7 +20,7 @@ def summary():
 
 def test_plots(tmp_path):
     pytest.importorskip("matplotlib")
-    from spconv import plots
+    from immconv import plots
     p = tmp_path / "network.json"
     p.write_text(json.dumps(summary()))
     sp = plots.speedup_per_layer(str(p), str(tmp_path / "s.png"))
@@ -33,13 +33,13 @@ def test_plots(tmp_path):
 
 def run_cli(*args):
     env = dict(os.environ, PYTHONPATH=PY)
-    return subprocess.run([sys.executable, "-m", "spconv", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "immconv", *args], capture_output=True,
                           text=True, env=env)
 
 
 def test_cli_check_sidecar(tmp_path):
     from conftest import fake_kernel
-    from spconv.mlir import ConvSpec
+    from immconv.mlir import ConvSpec
     import numpy as np
     s = ConvSpec("c", np.ones((4, 3, 3, 3), np.float32), (1, 3, 8, 8))
     good = tmp_path / "k.json"
@@ -58,8 +58,8 @@ def test_cli_check_sidecar(tmp_path):
 def test_check_sidecar_images_per_block():
     # Packed images (tiling.images_per_block): grid.z is ceil(N / images), not N.
     from conftest import fake_kernel
-    from spconv import launch
-    from spconv.mlir import ConvSpec
+    from immconv import launch
+    from immconv.mlir import ConvSpec
     import numpy as np
     s = ConvSpec("c", np.ones((4, 3, 3, 3), np.float32), (5, 3, 8, 8))
     k = fake_kernel(0, s)
@@ -75,8 +75,8 @@ def test_check_sidecar_images_per_block():
 def test_check_sidecar_channel_block_major():
     # A channel-block-major grid (tiling.channel_block_major) runs the batch along grid.y.
     from conftest import fake_kernel
-    from spconv import launch
-    from spconv.mlir import ConvSpec
+    from immconv import launch
+    from immconv.mlir import ConvSpec
     import numpy as np
     s = ConvSpec("c", np.ones((4, 3, 3, 3), np.float32), (5, 3, 8, 8))
     k = fake_kernel(0, s)
@@ -95,8 +95,8 @@ def test_check_sidecar_channel_block_major():
 def test_check_sidecar_sm_affine():
     # tiling.sm_affine (work queues by SM) changes nothing in the launch but must be a bool.
     from conftest import fake_kernel
-    from spconv import launch
-    from spconv.mlir import ConvSpec
+    from immconv import launch
+    from immconv.mlir import ConvSpec
     import numpy as np
     s = ConvSpec("c", np.ones((4, 3, 3, 3), np.float32), (5, 3, 8, 8))
     k = fake_kernel(0, s)
@@ -112,11 +112,11 @@ def test_cli_usage_errors(tmp_path):
     assert r.returncode == 2 and "NAME:NxCxHxW" in r.stderr
     r = run_cli("compile-onnx", str(tmp_path / "missing.onnx"), "-o", str(tmp_path / "p"),
                 "--quiet")
-    assert r.returncode == 1 and "spconv: error:" in r.stderr
+    assert r.returncode == 1 and "immconv: error:" in r.stderr
 
 
 def test_missing_tool_is_a_clear_error(monkeypatch, tmp_path):
-    import spconv.tools as t
+    import immconv.tools as t
     monkeypatch.setenv("SPCONV_BIN", str(tmp_path))
     monkeypatch.setattr(t, "REPO_ROOT", str(tmp_path))
     monkeypatch.setenv("PATH", str(tmp_path))

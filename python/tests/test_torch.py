@@ -1,4 +1,4 @@
-"""spconv.torch on CPU: fusion detection, folding in the graph, the rewrite, reference mode,
+"""immconv.torch on CPU: fusion detection, folding in the graph, the rewrite, reference mode,
 policies, static shapes, load checks; a real compile when spconv-translate and ptxas exist."""
 import json
 import os
@@ -9,7 +9,7 @@ torch = pytest.importorskip("torch")
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-import spconv.torch as st  # noqa: E402
+import immconv.torch as st  # noqa: E402
 from conftest import needs_ptxas, needs_translate  # noqa: E402
 
 

@@ -1,6 +1,6 @@
 """PyTorch front end: `compile(model, example_input)` and `load(model, dir)`.
 
-Imports torch (and torch.fx); the rest of the spconv package does not.
+Imports torch (and torch.fx); the rest of the immconv package does not.
 """
 from .bench import benchmark_layers
 from .pipeline import DEFAULT_SPARSITY_THRESHOLD, LoadError, build, compile, load, plan

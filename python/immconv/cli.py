@@ -1,8 +1,8 @@
-"""The `spconv` command (also `python -m spconv`).
+"""The `immconv` command (also `python -m immconv`).
 
-  spconv compile-onnx model.onnx -o out/model [--batch N] [--input-shape x:1x3x224x224]
+  immconv compile-onnx model.onnx -o out/model [--batch N] [--input-shape x:1x3x224x224]
                       [--jobs J] [--cache-dir D] [--quiet]
-  spconv check-sidecar out/model.json
+  immconv check-sidecar out/model.json
 """
 import argparse
 import re
@@ -26,18 +26,19 @@ def cmd_compile_onnx(args):
                          input_shapes=dict(args.input_shape or []), cache_dir=args.cache_dir,
                          jobs=args.jobs, progress=not args.quiet)
     except (CompileError, ToolNotFound, launch.SidecarError) as e:
-        print("spconv: error: %s" % e, file=sys.stderr)
+        print("immconv: error: %s" % e, file=sys.stderr)
         return 1
     print("%d kernels: %s %s %s %s" % (len(b.kernels), b.mlir, b.listing, b.cubin, b.sidecar))
     return 0
 
 
 def cmd_check_sidecar(args):
-    return launch.main(["spconv check-sidecar", args.sidecar])
+    return launch.main(["immconv check-sidecar", args.sidecar])
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="spconv", description="spconv's Python front end")
+    ap = argparse.ArgumentParser(prog="immconv",
+                                 description="immconv: the Python front end of the spconv compiler")
     sub = ap.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser("compile-onnx", help="ONNX model -> .mlir, listing, cubin, sidecar")
     c.add_argument("model")

@@ -4,7 +4,7 @@ This is the measurement behind the keep/compile decision: per layer, the compile
 the original conv (+BN +activation, cuDNN FP32 with TF32 off, cudnn.benchmark on) on the
 same captured input, CUDA events, warm-up, median of repeats. The result has the layout of
 bench/network_summary.py (`layers` rows with `spconv`, `cudnn_fp32`, `x_fp32`, and `totals`),
-so spconv.plots draws it.
+so immconv.plots draws it.
 """
 import statistics
 

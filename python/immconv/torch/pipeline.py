@@ -1,6 +1,6 @@
-"""spconv.torch.compile / load: a PyTorch model whose pruned convs run as spconv kernels.
+"""immconv.torch.compile / load: a PyTorch model whose pruned convs run as spconv kernels.
 
-compile(): trace (torch.fx) -> find conv->BN->ReLU chains -> fold BN (spconv.folding's rule)
+compile(): trace (torch.fx) -> find conv->BN->ReLU chains -> fold BN (immconv.folding's rule)
 -> record input shapes (one forward pass with hooks) -> decide which convs stay in PyTorch
 (policy) -> write one MLIR module (one func per conv) -> one `spconv-translate
 --spconv-compile` -> manifest.json -> build().
@@ -183,7 +183,7 @@ def compile(model, example_input, *, sparsity_threshold=DEFAULT_SPARSITY_THRESHO
     if layers:
         mpath = os.path.join(out_dir, PREFIX + ".mlir")
         mlir.write_module(mpath, [l["_spec"] for l in layers],
-                          header="Written by spconv.torch.compile: one func per conv, "
+                          header="Written by immconv.torch.compile: one func per conv, "
                                  "kernel i = func i")
         bundle = compile_mlir(mpath, os.path.join(out_dir, PREFIX), cache_dir=cache_dir,
                               jobs=jobs, progress=progress)
@@ -234,7 +234,7 @@ def load(model, out_dir):
     with open(os.path.join(out_dir, MANIFEST)) as f:
         manifest = json.load(f)
     if manifest.get("format") != "spconv-torch" or manifest.get("version") != 1:
-        raise LoadError("%s: not a spconv.torch manifest" % out_dir)
+        raise LoadError("%s: not a immconv.torch manifest" % out_dir)
     return build(model, manifest, out_dir)
 
 

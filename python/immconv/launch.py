@@ -1,6 +1,6 @@
 """Reads and checks spconv launch sidecars (docs/launch-abi.md).
 
-    python3 -m spconv.launch kernels.json      # prints one line per kernel, exit 1 if invalid
+    python3 -m immconv.launch kernels.json      # prints one line per kernel, exit 1 if invalid
 
 Deployment code can use `load(path)` to get the kernels with their grid, block, shared memory
 and parameter shapes, validated against the ABI, without any MLIR or CUDA dependency.

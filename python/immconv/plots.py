@@ -1,7 +1,7 @@
 """Plots of per-layer benchmark results (matplotlib, Agg backend: no display needed).
 
 Input: the JSON of bench/network_summary.py (`bench/run_network.sh` writes it as
-OUTDIR/network.json) or of spconv.torch.benchmark_layers: a `layers` list whose rows have
+OUTDIR/network.json) or of immconv.torch.benchmark_layers: a `layers` list whose rows have
 `layer` and per-contender times in ms (`spconv`, `cudnn_fp32`, optional `cudnn_tf32`,
 `cusparse`; missing or null = not measured).
 """
