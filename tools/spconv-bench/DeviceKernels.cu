@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 namespace spconv {
 namespace bench {
@@ -94,21 +96,29 @@ struct CompareAccum {
   unsigned maxAbsRefBits;
   unsigned maxElemRelBits;
   unsigned long long nonFinite;
+  unsigned long long refNonFinite;
   double sumSqDiff;
   double sumSqRef;
 };
 
-// Pass 1 (relFloor < 0): maxima, sums and non-finite count. Pass 2: element-wise
-// relative error, which needs max|ref| for its floor.
+// Pass 1 (relFloor < 0): maxima, sums and the non-finite counts of both buffers. Pass 2:
+// element-wise relative error, which needs max|ref| for its floor. Both buffers are
+// poisoned with NaN before they are written (spconv-bench), so an element that nobody
+// wrote is counted here, never compared: fmaxf drops NaN operands, so without the counts a
+// NaN reference element would vanish from the maxima.
 __global__ void compareKernel(const float *a, const float *ref, int64_t n, float relFloor,
                               CompareAccum *acc) {
   float maxDiff = 0, maxRef = 0, maxRel = 0;
   double sd = 0, sr = 0;
-  unsigned long long bad = 0;
+  unsigned long long bad = 0, badRef = 0;
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
     float x = a[i], y = ref[i];
-    if (!isfinite(x)) { ++bad; continue; }
+    bool xOk = isfinite(x), yOk = isfinite(y);
+    bad += !xOk;
+    badRef += !yOk;
+    if (!xOk || !yOk)
+      continue;
     float d = fabsf(x - y);
     if (relFloor < 0) {
       maxDiff = fmaxf(maxDiff, d);
@@ -126,6 +136,7 @@ __global__ void compareKernel(const float *a, const float *ref, int64_t n, float
     sd += __shfl_down_sync(0xffffffff, sd, off);
     sr += __shfl_down_sync(0xffffffff, sr, off);
     bad += __shfl_down_sync(0xffffffff, bad, off);
+    badRef += __shfl_down_sync(0xffffffff, badRef, off);
   }
   if ((threadIdx.x & 31) == 0) {
     if (relFloor < 0) {
@@ -135,6 +146,8 @@ __global__ void compareKernel(const float *a, const float *ref, int64_t n, float
       atomicAdd(&acc->sumSqRef, sr);
       if (bad)
         atomicAdd(&acc->nonFinite, bad);
+      if (badRef)
+        atomicAdd(&acc->refNonFinite, badRef);
     } else {
       atomicMax(&acc->maxElemRelBits, __float_as_uint(maxRel));
     }
@@ -173,7 +186,7 @@ void padInput(const float *x, float *xp, int64_t NC, int H, int W, int Hp, int W
 }
 
 double CompareResult::maxRel() const {
-  if (nonFinite)
+  if (nonFinite || refNonFinite)
     return INFINITY;
   return maxAbsDiff / std::max(maxAbsRef, (double)FLT_MIN);
 }
@@ -192,7 +205,14 @@ CompareResult compare(const float *a, const float *ref, int64_t n, cudaStream_t 
   r.maxAbsDiff = __builtin_bit_cast(float, h.maxAbsDiffBits);
   r.maxAbsRef = __builtin_bit_cast(float, h.maxAbsRefBits);
   r.nonFinite = h.nonFinite;
+  r.refNonFinite = h.refNonFinite;
   r.relL2 = h.sumSqRef > 0 ? std::sqrt(h.sumSqDiff / h.sumSqRef) : 0.0;
+  if (r.refNonFinite) {
+    CUDART_CHECK(cudaFree(acc));
+    throw std::runtime_error("the reference has " + std::to_string(r.refNonFinite) + " of " +
+                             std::to_string(n) +
+                             " elements unwritten or non-finite: nothing to check against");
+  }
   // Near zero crossings a pure element-wise ratio measures cancellation, not error:
   // floor the denominator at 1e-3 of the output's scale.
   float floor = std::max((float)(1e-3 * r.maxAbsRef), FLT_MIN);

@@ -42,9 +42,16 @@ struct CompareResult {
   double maxElemRel = 0;   // max |a - ref| / max(|ref|, 1e-3 * max|ref|)
   double relL2 = 0;        // ||a - ref|| / ||ref||
   uint64_t nonFinite = 0;  // NaN/Inf in a: unwritten (poisoned) or broken elements
-  // The project's pass/fail number: max|a - ref| / max(max|ref|, tiny).
+  uint64_t refNonFinite = 0; // the same in ref: a reference that is not fully written
+  // The project's pass/fail number: max|a - ref| / max(max|ref|, tiny); infinite when either
+  // buffer has a non-finite element (the other numbers then cover the finite pairs only).
   double maxRel() const;
 };
+// Compares a against ref element by element on the device. Both must have been poisoned
+// (fillNaN) before their producers ran, so that an element nobody wrote is NaN: it is then
+// counted (nonFinite, refNonFinite), never compared, and fails the check; under
+// compute-sanitizer's initcheck every element read has been written. Throws when ref has
+// non-finite elements: nothing can be verified against such a reference.
 CompareResult compare(const float *a, const float *ref, int64_t n, cudaStream_t s);
 
 } // namespace bench
