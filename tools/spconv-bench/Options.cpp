@@ -11,7 +11,8 @@ const char *kUsage = R"(usage: spconv-bench --launch k.json --module k.cubin|k.p
 
 Runs one spconv-generated convolution kernel, checks it against cuDNN FP32 on the same
 random input, then times it against cuDNN FP32 (TF32 off), cuDNN with TF32 allowed and
-cuSPARSE CSR SpMM over im2col, and writes the results as JSON plus a one-line summary.
+cuSPARSE CSR SpMM over im2col (and, for f16/bf16 kernels, cuDNN in that type), and writes
+the results as JSON plus a one-line summary.
 
 Required:
   --launch FILE        launch sidecar written by spconv-translate (docs/launch-abi.md)
@@ -34,12 +35,35 @@ Options:
   --no-graph           time plain stream launches instead of CUDA graph replays
   --no-cusparse        skip the cuSPARSE contender
   --no-tf32            skip the cuDNN TF32 contender
+  --no-half-baselines  half kernels: skip the cuDNN FP16/BF16 contenders
+  --error-terms T      half kernels: T in the stated bound below, instead of the sidecar's
+                       numerics.error_terms (default when absent: C*R*S/groups + 2)
   --help               this text
 
 Errors: max_rel_err = max|out - ref| / max(max|ref|, FLT_MIN) is the pass/fail number;
 max_elem_rel_err = max |out - ref| / max(|ref|, 1e-3 max|ref|) and rel_l2_err are reported.
 The generated kernel is checked before it is timed (errors.spconv) and again after its timed
 launches (errors.spconv_after_timing: kernels with work queues keep state between launches).
+
+Half-precision kernels (params with "dtype": "f16" or "bf16"): the random f32 input is
+rounded to the kernel's type on the device (round to nearest even) and every contender,
+the FP32 ones too, computes with those rounded values. The kernel gets the half input and
+a half output filled with NaN; each output element must satisfy the stated bound
+(docs/launch-abi.md, "numerics"):
+  |y - ref| <= u * T * absref + T * tiny
+with ref = cuDNN FP32 (TF32 off) of the rounded input, weights and bias, then the
+activation; absref = the same convolution of |input| and |weights|, plus |bias|;
+u = 2^-11 (f16) or 2^-8 (bf16), tiny = 2^-24 (f16) or 2^-133 (bf16). --tolerance does not
+apply. errors.spconv gives violations, max_err_over_bound (the max of |y - ref| / bound,
+<= 1 to pass), the worst element, max_rel_err, max_elem_rel_err and rel_l2_err. Then, beside
+the FP32 contenders, cuDNN in the kernel's type (FP32 compute type, tensor cores allowed,
+best of cudnnFindConvolutionForwardAlgorithm), in NCHW and in NHWC: cudnn_fp16_nchw,
+cudnn_fp16_nhwc (cudnn_bf16_* for bf16; the NHWC one is timed without the layout changes of
+its input and weights), and best_cudnn_half, the faster of the two, which the speedup
+best_cudnn_half_over_ours is taken against. Their errors are reported against the same
+bound (informative). useful_tflops and roofline_pct use the paired half FMA peak
+(134 TFLOP/s) and 2-byte elements.
+
 Exit status: 0 ok, 1 the generated kernel failed verification, 2 any other error.
 )";
 
@@ -79,12 +103,16 @@ Options parseOptions(int argc, char **argv, bool &help) {
     else if (a == "--no-graph") o.graph = false;
     else if (a == "--no-cusparse") o.skipCusparse = true;
     else if (a == "--no-tf32") o.skipTf32 = true;
+    else if (a == "--no-half-baselines") o.skipHalfBaselines = true;
+    else if (a == "--error-terms") o.errorTerms = number(value());
     else throw std::invalid_argument("unknown option " + a);
   }
   if (help)
     return o;
   if (o.launch.empty() || o.module.empty() || o.weights.empty())
     throw std::invalid_argument("--launch, --module and --weights are required");
+  if (o.errorTerms != -1 && !(o.errorTerms >= 1))
+    throw std::invalid_argument("--error-terms must be at least 1");
   if (o.batches < 5)
     throw std::invalid_argument("--batches must be at least 5");
   return o;

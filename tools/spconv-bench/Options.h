@@ -19,6 +19,8 @@ struct Options {
   bool graph = true;
   bool skipCusparse = false;
   bool skipTf32 = false;
+  bool skipHalfBaselines = false;
+  double errorTerms = -1; // half kernels: T of the stated bound; <0 = the sidecar's/default
 };
 
 extern const char *kUsage;

@@ -9,6 +9,8 @@
 #include "Baselines.h"
 #include "CudaCheck.h"
 #include "DeviceKernels.h"
+#include "HalfBaselines.h"
+#include "HalfKernels.h"
 #include "Options.h"
 #include "Timing.h"
 
@@ -33,6 +35,8 @@ namespace {
 
 // H100 SXM datasheet numbers the project's sparse roofline is defined with.
 constexpr double kPeakFp32Flops = 67e12;
+// Half kernels: fma.rn.f16x2/bf16x2 issue at the FP32 FMA rate with two FMAs each.
+constexpr double kPeakHalfx2Flops = 134e12;
 constexpr double kPeakBytesPerS = 3.35e12;
 
 struct VerificationFailure : std::runtime_error {
@@ -55,16 +59,19 @@ std::vector<float> readFloats(const std::string &path, int64_t expected, const c
   return v;
 }
 
-struct DevArray {
-  float *p = nullptr;
+template <typename T> struct DevBuffer {
+  T *p = nullptr;
   int64_t n = 0;
-  explicit DevArray(int64_t count) : n(count) {
-    CUDART_CHECK(cudaMalloc(&p, std::max<int64_t>(count, 1) * sizeof(float)));
+  explicit DevBuffer(int64_t count) : n(count) {
+    CUDART_CHECK(cudaMalloc(&p, std::max<int64_t>(count, 1) * sizeof(T)));
   }
-  ~DevArray() { cudaFree(p); }
-  DevArray(const DevArray &) = delete;
-  DevArray &operator=(const DevArray &) = delete;
+  ~DevBuffer() { cudaFree(p); }
+  DevBuffer(const DevBuffer &) = delete;
+  DevBuffer &operator=(const DevBuffer &) = delete;
 };
+using DevArray = DevBuffer<float>;
+// Half data as raw 16-bit words (HalfKernels.h).
+using DevHalf = DevBuffer<uint16_t>;
 
 Value errorJson(const CompareResult &r, double tolerance) {
   Value v;
@@ -75,6 +82,33 @@ Value errorJson(const CompareResult &r, double tolerance) {
   v.set("max_abs_err", r.maxAbsDiff);
   v.set("max_abs_ref", r.maxAbsRef);
   v.set("non_finite", static_cast<uint64_t>(r.nonFinite));
+  return v;
+}
+
+// A half output checked against the stated bound (HalfKernels.h).
+Value halfErrorJson(const HalfCheckResult &r) {
+  Value v;
+  v.set("within_bound", r.ok());
+  v.set("elements", r.elements);
+  v.set("violations", static_cast<uint64_t>(r.violations));
+  v.set("non_finite", static_cast<uint64_t>(r.nonFinite));
+  // Non-finite numbers are written as null: non_finite says why.
+  v.set("max_err_over_bound", r.maxErrOverBound);
+  if (r.worstIndex >= 0) {
+    Value w;
+    w.set("index", r.worstIndex);
+    w.set("out", r.worstY);
+    w.set("ref", r.worstRef);
+    w.set("absref", r.worstAbsRef);
+    w.set("bound", r.worstBound);
+    v.set("worst", w);
+  }
+  v.set("first_violation", r.firstViolation >= 0 ? Value(r.firstViolation) : Value());
+  v.set("max_rel_err", r.maxRel());
+  v.set("max_elem_rel_err", r.maxElemRel);
+  v.set("rel_l2_err", r.relL2);
+  v.set("max_abs_err", r.maxAbsDiff);
+  v.set("max_abs_ref", r.maxAbsRef);
   return v;
 }
 
@@ -151,6 +185,66 @@ void runBench(const Options &o, Value &report) {
   if (!kd.tiling.isNull())
     report.set("tiling", kd.tiling);
 
+  // Precision: the input and output params' dtype (f32, or a half kernel: HalfKernels.h).
+  std::string dtype;
+  for (const auto &p : kd.params) {
+    if (p.role != "input" && p.role != "output")
+      continue;
+    if (!dtype.empty() && p.dtype != dtype)
+      throw std::runtime_error("param '" + p.name + "' has dtype '" + p.dtype + "', another '" +
+                               dtype + "': mixed precisions are not supported");
+    dtype = p.dtype;
+  }
+  if (dtype.empty())
+    dtype = "f32";
+  HalfType ht = HalfType::F16;
+  const bool half = dtype != "f32";
+  if (half && !parseHalfType(dtype, ht))
+    throw std::runtime_error("unsupported kernel dtype '" + dtype + "'");
+  report.set("dtype", dtype);
+  HalfBound hb;
+  if (half) {
+    // The stated bound: the sidecar's "numerics" (docs/launch-abi.md), else the default.
+    hb.unitRoundoff = halfUnitRoundoff(ht);
+    hb.tiny = halfTiny(ht);
+    hb.errorTerms = double(c.C * c.R * c.S / c.groups + 2);
+    Value numerics;
+    numerics.set("dtype", dtype);
+    std::string source = "default: C*R*S/groups + 2 (the sidecar has no numerics)";
+    if (const Value *nm = kd.raw.find("numerics")) {
+      if (const Value *d = nm->find("dtype"); d && d->asString() != dtype)
+        throw std::runtime_error("sidecar numerics.dtype '" + d->asString() +
+                                 "' differs from the params' '" + dtype + "'");
+      if (const Value *u = nm->find("unit_roundoff"); u && u->asNumber() != hb.unitRoundoff)
+        throw std::runtime_error("sidecar numerics.unit_roundoff " +
+                                 std::to_string(u->asNumber()) + " is not " + dtype + "'s " +
+                                 std::to_string(hb.unitRoundoff));
+      if (const Value *a = nm->find("accumulate"))
+        numerics.set("accumulate", *a);
+      hb.errorTerms = nm->at("error_terms").asNumber();
+      if (!(hb.errorTerms >= 1))
+        throw std::runtime_error("sidecar numerics.error_terms must be at least 1");
+      source = "sidecar";
+    }
+    if (o.errorTerms > 0) {
+      hb.errorTerms = o.errorTerms;
+      source = "--error-terms";
+    }
+    numerics.set("unit_roundoff", hb.unitRoundoff);
+    numerics.set("error_terms", hb.errorTerms);
+    numerics.set("tiny", hb.tiny);
+    numerics.set("error_terms_from", source);
+    numerics.set("bound", "|y - ref| <= unit_roundoff * error_terms * absref + error_terms * "
+                          "tiny, every output element");
+    numerics.set("input", "random normal f32 (--seed), rounded to " + dtype +
+                              " on the device (RNE); every contender computes with the "
+                              "rounded values");
+    numerics.set("reference", "cuDNN FP32 (FMA math, implicit GEMM) of the rounded input, "
+                              "weights and bias, then the activation; absref: the same of "
+                              "|input|, |weights|, plus |bias|");
+    report.set("numerics", numerics);
+  }
+
   // Weights: the baselines compute with exactly what was compiled into the kernel.
   std::vector<float> w = readFloats(o.weights, c.weightCount(), "weights");
   int64_t nnz = 0;
@@ -171,8 +265,11 @@ void runBench(const Options &o, Value &report) {
   }
 
   const double usefulFlop = 2.0 * c.N * c.P * c.Q * double(nnz);
-  const double ioBytes = 4.0 * (c.N * c.C * c.H * c.W + c.N * c.K * c.P * c.Q);
-  const double rooflineMs = 1e3 * std::max(usefulFlop / kPeakFp32Flops, ioBytes / kPeakBytesPerS);
+  const double elemBytes = half ? 2.0 : 4.0;
+  const double peakFlops = half ? kPeakHalfx2Flops : kPeakFp32Flops;
+  const double ioBytes = elemBytes * (c.N * c.C * c.H * c.W + c.N * c.K * c.P * c.Q);
+  const double rooflineMs = 1e3 * std::max(usefulFlop / peakFlops, ioBytes / kPeakBytesPerS);
+  report.set("roofline_peak_flops", peakFlops);
   report.set("useful_flop", usefulFlop);
   report.set("io_bytes", ioBytes);
   report.set("roofline_ms", rooflineMs);
@@ -210,13 +307,44 @@ void runBench(const Options &o, Value &report) {
   report.set("kernel_attributes", attrs);
 
   const int64_t inCount = c.N * c.C * c.H * c.W, outCount = c.N * c.K * c.P * c.Q;
-  DevArray x(inCount), yOurs(outCount), yRef(outCount), yOther(outCount), wDev(w.size()),
-      bDev(std::max<size_t>(bias.size(), 1));
+  DevArray x(inCount), yOurs(half ? 1 : outCount), yRef(outCount), yOther(outCount),
+      wDev(w.size()), bDev(std::max<size_t>(bias.size(), 1));
   CUDART_CHECK(cudaMemcpy(wDev.p, w.data(), w.size() * 4, cudaMemcpyHostToDevice));
   if (!bias.empty())
     CUDART_CHECK(cudaMemcpy(bDev.p, bias.data(), bias.size() * 4, cudaMemcpyHostToDevice));
   const float *biasPtr = bias.empty() ? nullptr : bDev.p;
   fillNormal(x.p, inCount, o.seed, stream);
+
+  // Half kernels: the input rounded in place (x then holds the rounded values as f32, for
+  // every contender), its half copy for the kernel, and the weights and bias rounded as the
+  // compiler rounds them (as f32 for the reference, as half for the cuDNN half contenders).
+  const int64_t hIn = half ? inCount : 0, hOut = half ? outCount : 0;
+  DevHalf xh(hIn), yh(hOut), wh(half ? w.size() : 0);
+  DevArray wr(half ? w.size() : 0), br(half ? bias.size() : 0), yRefH(hOut), yAbs(hOut);
+  const float *biasRoundedPtr = nullptr;
+  if (half) {
+    roundToHalf(x.p, xh.p, x.p, inCount, ht, stream);
+    roundToHalf(wDev.p, wh.p, wr.p, w.size(), ht, stream);
+    DevHalf bh(bias.size());
+    if (!bias.empty()) {
+      roundToHalf(bDev.p, bh.p, br.p, bias.size(), ht, stream);
+      biasRoundedPtr = br.p;
+    }
+    CUDART_CHECK(cudaStreamSynchronize(stream));
+    // The compiler refuses a nonzero weight that rounds to 0 or overflows: so does the bench.
+    auto checkRounded = [&](const std::vector<float> &orig, const float *dev, const char *what) {
+      std::vector<float> r(orig.size());
+      if (!r.empty())
+        CUDART_CHECK(cudaMemcpy(r.data(), dev, r.size() * 4, cudaMemcpyDeviceToHost));
+      for (size_t i = 0; i < r.size(); ++i)
+        if (orig[i] != 0.0f && (r[i] == 0.0f || !std::isfinite(r[i])))
+          throw std::runtime_error(std::string(what) + " " + std::to_string(i) + " (" +
+                                   std::to_string(orig[i]) + ") rounds to " +
+                                   std::to_string(r[i]) + " in " + dtype);
+    };
+    checkRounded(w, wr.p, "weight");
+    checkRounded(bias, br.p, "bias");
+  }
 
   // Kernel arguments follow the sidecar's parameter order and roles.
   std::vector<CUdeviceptr> args;
@@ -225,12 +353,14 @@ void runBench(const Options &o, Value &report) {
       if (p.numElements() != inCount)
         throw std::runtime_error("param '" + p.name + "' has " + std::to_string(p.numElements()) +
                                  " elements, the conv input " + std::to_string(inCount));
-      args.push_back(reinterpret_cast<CUdeviceptr>(x.p));
+      args.push_back(half ? reinterpret_cast<CUdeviceptr>(xh.p)
+                          : reinterpret_cast<CUdeviceptr>(x.p));
     } else if (p.role == "output") {
       if (p.numElements() != outCount)
         throw std::runtime_error("param '" + p.name + "' has " + std::to_string(p.numElements()) +
                                  " elements, the conv output " + std::to_string(outCount));
-      args.push_back(reinterpret_cast<CUdeviceptr>(yOurs.p));
+      args.push_back(half ? reinterpret_cast<CUdeviceptr>(yh.p)
+                          : reinterpret_cast<CUdeviceptr>(yOurs.p));
     } else {
       throw std::runtime_error("param '" + p.name + "' has unsupported role '" + p.role + "'");
     }
@@ -253,13 +383,57 @@ void runBench(const Options &o, Value &report) {
     ref.run(stream);
     CUDART_CHECK(cudaStreamSynchronize(stream));
   }
+  if (half) {
+    CudnnConv ref(dnn, c, CUDNN_FMA_MATH, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, x.p, wr.p,
+                  biasRoundedPtr, yRefH.p);
+    ref.run(stream);
+    // absref: |x| * |w| + |bias|, no activation.
+    DevArray xAbs(inCount), wAbs(w.size()), bAbs(bias.size());
+    absolute(x.p, xAbs.p, inCount, stream);
+    absolute(wr.p, wAbs.p, w.size(), stream);
+    if (!bias.empty())
+      absolute(br.p, bAbs.p, bias.size(), stream);
+    runtime::ConvDesc ca = c;
+    ca.activation = "none";
+    CudnnConv absRef(dnn, ca, CUDNN_FMA_MATH, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, xAbs.p,
+                     wAbs.p, bias.empty() ? nullptr : bAbs.p, yAbs.p);
+    absRef.run(stream);
+    CUDART_CHECK(cudaStreamSynchronize(stream));
+  }
 
   // Verify the generated kernel before any timing, and again after every timed launch: a
   // kernel that keeps state between launches (the work queues of --sm-affinity=2) must leave
   // it ready for the next one. `key` names the check in the report's errors; the first
   // (`when` empty) also gives max_rel_err.
   Value errors, contenders, times, speedup;
+  auto verifyOursHalf = [&](const char *key, const std::string &when) {
+    fillNaNHalf(yh.p, outCount, ht, stream);
+    runOurs(stream);
+    CUDART_CHECK(cudaStreamSynchronize(stream));
+    HalfCheckResult r = checkHalf(yh.p, HalfLayout::NCHW, ht, yRefH.p, yAbs.p, c.N, c.K,
+                                  c.P * c.Q, hb, stream);
+    errors.set(key, halfErrorJson(r));
+    report.set("errors", errors);
+    if (when.empty()) {
+      report.set("max_rel_err", r.maxRel());
+      report.set("max_err_over_bound", r.maxErrOverBound);
+      report.set("rel_l2_err", r.relL2);
+    }
+    if (!r.ok()) {
+      std::string why = std::to_string(r.violations) + " of " + std::to_string(r.elements) +
+                        " output elements outside the stated bound";
+      if (r.nonFinite)
+        why += " (" + std::to_string(r.nonFinite) + " unwritten or non-finite)";
+      why += "; max |out - ref| / bound " + std::to_string(r.maxErrOverBound) + " at " +
+             std::to_string(r.worstIndex) + " (out " + std::to_string(r.worstY) + ", ref " +
+             std::to_string(r.worstRef) + ", bound " + std::to_string(r.worstBound) + ")";
+      throw VerificationFailure("generated " + dtype + " kernel disagrees with cuDNN FP32" +
+                                when + ": " + why);
+    }
+  };
   auto verifyOurs = [&](const char *key, const std::string &when) {
+    if (half)
+      return verifyOursHalf(key, when);
     fillNaN(yOurs.p, outCount, stream);
     runOurs(stream);
     CUDART_CHECK(cudaStreamSynchronize(stream));
@@ -360,6 +534,71 @@ void runBench(const Options &o, Value &report) {
     }
   }
 
+  // Half kernels: cuDNN in the kernel's type, NCHW and NHWC; each run once into a poisoned
+  // buffer, checked against the same bound (recorded, informative), then timed.
+  std::vector<std::string> halfNames;
+  if (half) {
+    const std::string prefix = std::string("cudnn_") + (ht == HalfType::BF16 ? "bf16" : "fp16");
+    halfNames = {prefix + "_nchw", prefix + "_nhwc"};
+    if (o.skipHalfBaselines) {
+      for (const auto &name : halfNames)
+        skipped(name, "--no-half-baselines");
+    } else {
+      DevHalf yHalf(outCount), xNhwc(inCount), wNhwc(w.size());
+      nchwToNhwcHalf(xh.p, xNhwc.p, c.N, c.C, c.H * c.W, stream);
+      nchwToNhwcHalf(wh.p, wNhwc.p, c.K, c.C / c.groups, c.R * c.S, stream);
+      CUDART_CHECK(cudaStreamSynchronize(stream));
+      for (HalfLayout layout : {HalfLayout::NCHW, HalfLayout::NHWC}) {
+        const bool nhwc = layout == HalfLayout::NHWC;
+        const std::string &name = halfNames[nhwc];
+        std::unique_ptr<CudnnHalfConv> conv;
+        try {
+          conv = std::make_unique<CudnnHalfConv>(dnn, c, ht, layout, nhwc ? xNhwc.p : xh.p,
+                                                 nhwc ? wNhwc.p : wh.p, biasRoundedPtr, yHalf.p);
+        } catch (const std::exception &e) {
+          cudaGetLastError();
+          skipped(name, e.what());
+          continue;
+        }
+        fillNaNHalf(yHalf.p, outCount, ht, stream);
+        conv->run(stream);
+        CUDART_CHECK(cudaStreamSynchronize(stream));
+        HalfCheckResult r = checkHalf(yHalf.p, layout, ht, yRefH.p, yAbs.p, c.N, c.K,
+                                      c.P * c.Q, hb, stream);
+        errors.set(name, halfErrorJson(r));
+        Timing t = timeRuns([&](cudaStream_t s) { conv->run(s); }, stream, topt);
+        Value v = timingJson(t, usefulFlop, rooflineMs);
+        v.set("dtype", dtype);
+        v.set("layout", nhwc ? "NHWC" : "NCHW");
+        v.set("compute_type", "FP32");
+        v.set("algo", conv->algoName());
+        v.set("math", conv->mathName());
+        v.set("workspace_bytes", static_cast<uint64_t>(conv->workspaceBytes()));
+        if (nhwc)
+          v.set("layout_transform_included", false);
+        v.set("note", nhwc ? "input and weights changed to NHWC before timing (not timed); the "
+                             "output stays NHWC; bias/activation as a separate kernel, timed"
+                           : "bias/activation as a separate kernel, timed");
+        contenders.set(name, v);
+        times.set(name, t.medianMs);
+        speedup.set(name, t.medianMs / tOurs.medianMs);
+      }
+    }
+    // The half baseline: the faster of the two layouts.
+    Value best;
+    for (const auto &name : halfNames) {
+      const Value &t = times.at(name);
+      if (t.isNumber() && (best.isNull() || t.asNumber() < best.at("time_ms").asNumber())) {
+        best.set("contender", name);
+        best.set("time_ms", t.asNumber());
+      }
+    }
+    report.set("best_cudnn_half", best);
+    times.set("best_cudnn_half", best.isNull() ? Value() : best.at("time_ms"));
+    speedup.set("best_cudnn_half",
+                best.isNull() ? Value() : Value(best.at("time_ms").asNumber() / tOurs.medianMs));
+  }
+
   report.set("errors", errors);
   report.set("contenders", contenders);
   report.set("times_ms", times);
@@ -367,6 +606,10 @@ void runBench(const Options &o, Value &report) {
   named.set("cudnn_fp32_over_ours", speedup.at("cudnn_fp32"));
   named.set("cudnn_tf32_over_ours", speedup.at("cudnn_tf32"));
   named.set("cusparse_over_ours", speedup.at("cusparse"));
+  for (const auto &name : halfNames)
+    named.set(name + "_over_ours", speedup.at(name));
+  if (half)
+    named.set("best_cudnn_half_over_ours", speedup.at("best_cudnn_half"));
   report.set("speedup", named);
   report.set("useful_tflops", usefulFlop / (tOurs.medianMs * 1e-3) / 1e12);
   report.set("roofline_pct", 100.0 * rooflineMs / tOurs.medianMs);
@@ -442,5 +685,21 @@ int main(int argc, char **argv) {
               fmt(s ? s->find("cusparse_over_ours") : nullptr, "%.2f").c_str(),
               fmt(report.find("useful_tflops"), "%.2f").c_str(),
               fmt(report.find("roofline_pct"), "%.1f").c_str());
+  const Value *dt = report.find("dtype");
+  if (dt && dt->isString() && dt->asString() != "f32") {
+    // Half kernels: a second line, so the first keeps its format.
+    const Value *best = report.find("best_cudnn_half");
+    const Value *bestName = best && best->isObject() ? best->find("contender") : nullptr;
+    std::string prefix = "cudnn_" + std::string(dt->asString() == "bf16" ? "bf16" : "fp16");
+    std::printf("%s %s err/bound=%s rel_l2=%s %s_nchw=%s %s_nhwc=%s best_cudnn_half=%s (%s, x%s)\n",
+                o.layer.empty() ? "?" : o.layer.c_str(), dt->asString().c_str(),
+                fmt(report.find("max_err_over_bound"), "%.3g").c_str(),
+                fmt(report.find("rel_l2_err"), "%.2e").c_str(), prefix.c_str(),
+                fmt(t ? t->find(prefix + "_nchw") : nullptr, "%.4f").c_str(), prefix.c_str(),
+                fmt(t ? t->find(prefix + "_nhwc") : nullptr, "%.4f").c_str(),
+                fmt(t ? t->find("best_cudnn_half") : nullptr, "%.4f").c_str(),
+                bestName && bestName->isString() ? bestName->asString().c_str() : "-",
+                fmt(s ? s->find("best_cudnn_half_over_ours") : nullptr, "%.2f").c_str());
+  }
   return rc;
 }
