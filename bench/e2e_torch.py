@@ -136,7 +136,7 @@ def phase_compile(args):
         torch.save(model.state_dict(), os.path.join(args.out, "state_dict.pt"))
     t0 = datetime.datetime.now()
     st.compile(model, x, out_dir=args.out, sparsity_threshold=0.0, cache_dir=args.cache_dir,
-               jobs=args.jobs)
+               jobs=args.jobs, kernel_cache=False)  # DIR self-contained: model.cubin
     cfg["compile_seconds"] = (datetime.datetime.now() - t0).total_seconds()
     if not args.keep_intermediates:
         # The run phase needs the cubin, the sidecar and the manifest only; the PTX and the

@@ -38,6 +38,14 @@ def fake_kernel(i, spec):
             "weights_nnz": int((spec.weights != 0).sum()), "weights_total": spec.weights.size}
 
 
+@pytest.fixture(autouse=True)
+def kernel_cache_dir(monkeypatch, tmp_path):
+    """Every test gets an empty immconv kernel cache of its own."""
+    d = tmp_path / "immconv-cache"
+    monkeypatch.setenv("IMMCONV_CACHE_DIR", str(d))
+    return d
+
+
 @pytest.fixture
 def fake_compiler(monkeypatch):
     """Replaces the spconv-translate compile in immconv.torch.compile by one that writes a

@@ -128,9 +128,9 @@ def test_static_shapes_and_torch_mode(fake_compiler, tmp_path):
 
 def test_keep_policies(fake_compiler, tmp_path):
     m = small()
-    m.c4.weight.data.fill_(1.0)   # dense: below the default threshold
+    m.c4.weight.data.fill_(1.0)   # dense: below a threshold of 0.5
     x = torch.randn(1, 3, 12, 12)
-    cm = st.compile(m, x, out_dir=str(tmp_path / "a"), progress=False)
+    cm = st.compile(m, x, out_dir=str(tmp_path / "a"), progress=False, sparsity_threshold=0.5)
     names = {n for n, mm in cm.named_modules() if isinstance(mm, st.SpconvConv2d)}
     assert names == {"c1", "c2", "c3"}
     man = json.load(open(tmp_path / "a" / "manifest.json"))
@@ -144,6 +144,55 @@ def test_keep_policies(fake_compiler, tmp_path):
     names = {n for n, mm in cm.named_modules() if isinstance(mm, st.SpconvConv2d)}
     assert names == {"c1", "c3", "c4"}
     assert close(cm(x), m(x))
+
+
+class Wide(nn.Module):
+    """Two 3x3 convs over 64 channels: 576 weights per output channel."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(64, 16, 3, padding=1, bias=False)
+        self.b = nn.Conv2d(16, 64, 1)
+        self.c = nn.Conv2d(64, 16, 3, padding=1, bias=False)
+
+    def forward(self, x):
+        return self.c(self.b(self.a(x)))
+
+
+def _prune_exact(conv, p):
+    w = conv.weight.data
+    flat = w.flatten()
+    k = int(round(p * flat.numel()))
+    idx = torch.randperm(flat.numel(), generator=torch.Generator().manual_seed(1))[:k]
+    flat[idx] = 0
+    conv.weight.data = flat.reshape(w.shape)
+
+
+def test_default_rule_reads_fmas_per_output_and_sparsity(fake_compiler, tmp_path):
+    from immconv.torch import policy
+    m = Wide().eval()
+    _prune_exact(m.a, 0.5)    # 288 nonzeros per output channel: stays in PyTorch
+    _prune_exact(m.b, 0.0)    # dense 1x1, 16 per output: compiled
+    _prune_exact(m.c, 0.6)    # 230 per output: compiled
+    assert policy.default_keep(m.a) and not policy.default_keep(m.b)
+    assert not policy.default_keep(m.c)
+    x = torch.randn(1, 64, 6, 6)
+    cm = st.compile(m, x, out_dir=str(tmp_path / "a"), progress=False)
+    names = {n for n, mm in cm.named_modules() if isinstance(mm, st.SpconvConv2d)}
+    assert names == {"b", "c"}
+    man = json.load(open(tmp_path / "a" / "manifest.json"))
+    assert man["sparsity_threshold"] == "auto" and "288 FMAs per output" in man["kept"]["a"]
+    _prune_exact(m.a, 0.9)    # 58 per output, and at least 0.9 sparse: compiled
+    assert policy.default_keep(m.a) is None
+    # sparse enough alone: 0.9 of a wider conv still leaves more than 256 per output
+    big = nn.Conv2d(512, 4, 3, bias=False)
+    _prune_exact(big, 0.9)
+    assert policy.fmas_per_output(big) > 256 and policy.default_keep(big) is None
+    _prune_exact(big, 0.95)
+    assert policy.default_keep(big) is None
+    big2 = nn.Conv2d(512, 4, 3, bias=False)
+    _prune_exact(big2, 0.85)
+    assert "sparsity 0.850" in policy.default_keep(big2)
 
 
 def test_refused_bn_fold_warns_and_stays(fake_compiler, tmp_path):
@@ -191,14 +240,16 @@ def test_untraceable_model_replaces_convs_without_fusion(fake_compiler, tmp_path
 
 @needs_translate
 @needs_ptxas
-def test_real_compile_of_a_tiny_model(tmp_path, capsys):
+def test_real_compile_of_a_tiny_model(tmp_path, capsys, kernel_cache_dir):
     m = small()
     x = torch.randn(1, 3, 12, 12)
     cm = st.compile(m, x, out_dir=str(tmp_path), sparsity_threshold=0.0, progress=True,
                     cache_dir=str(tmp_path / "cache"), jobs=2)
     assert "4/4 ptxas units" in capsys.readouterr().err   # the progress bar
-    side = json.load(open(tmp_path / "model.json"))
-    assert len(side["kernels"]) == 4 and os.path.getsize(tmp_path / "model.cubin") > 0
+    man = json.load(open(tmp_path / "manifest.json"))
+    assert man["version"] == 2 and len({l["sidecar"] for l in man["layers"]}) == 1
+    side = json.load(open(tmp_path / man["layers"][0]["sidecar"]))
+    assert len(side["kernels"]) == 4 and os.path.getsize(tmp_path / man["layers"][0]["cubin"]) > 0
     acts = [k["conv"]["activation"] for k in side["kernels"]]
     assert acts == ["relu", "none", "relu6", "none"]
     assert [k["conv"]["groups"] for k in side["kernels"]] == [1, 4, 1, 1]
@@ -209,6 +260,29 @@ def test_real_compile_of_a_tiny_model(tmp_path, capsys):
     for k, l in zip(side["kernels"], json.load(open(tmp_path / "manifest.json"))["layers"]):
         w = dict(cm.named_modules())[l["module"]].weight
         assert k["weights_nnz"] == int((w != 0).sum())
+    # The same convs again: every kernel from the immconv kernel cache, no spconv-translate run
+    # (and so no progress), the same cubin; load() of the new directory works on its own.
+    cm2 = st.compile(m, x, out_dir=str(tmp_path / "again"), sparsity_threshold=0.0,
+                     progress=True)
+    assert "ptxas units" not in capsys.readouterr().err
+    man2 = json.load(open(tmp_path / "again" / "manifest.json"))
+    assert [l["key"] for l in man2["layers"]] == [l["key"] for l in man["layers"]]
+    assert (tmp_path / "again" / man2["layers"][0]["cubin"]).read_bytes() == \
+        (tmp_path / man["layers"][0]["cubin"]).read_bytes()
+    assert (cm2(x) - ref).abs().max() <= 1e-5 * ref.abs().max()
+    # One conv changed: only it is compiled (one new unit of one kernel).
+    m.c4.weight.data[0, 0, 0, 0] += 1.0
+    units_dir = kernel_cache_dir / "units"
+    before = set(os.listdir(units_dir))
+    st.compile(m, x, out_dir=str(tmp_path / "third"), sparsity_threshold=0.0, progress=False)
+    new_units = set(os.listdir(units_dir)) - before
+    assert len(new_units) == 1
+    assert len(json.load(open(units_dir / new_units.pop() / "model.json"))["kernels"]) == 1
+    man3 = json.load(open(tmp_path / "third" / "manifest.json"))
+    units = {l["module"]: l["cubin"] for l in man3["layers"]}
+    assert units["c1"] == units["c2"] == units["c3"] != units["c4"]
+    assert json.load(open(tmp_path / "third" / man3["layers"][3]["sidecar"]))["kernels"][0][
+        "entry"] == man3["layers"][3]["entry"]
 
 
 def test_min_speedup_needs_cuda_and_measured_decisions_survive_load(fake_compiler, tmp_path):

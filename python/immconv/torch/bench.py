@@ -51,13 +51,19 @@ def time_cuda_graph(fn, warmup, repeats, calls=1):
         return time_cuda(graph.replay, warmup, repeats) / calls
 
 
-def benchmark_layers(compiled_model, example_input, warmup=10, repeats=50, graphs=False):
+def benchmark_layers(compiled_model, example_input, warmup=10, repeats=50, graphs=False,
+                     calls=20, only=None):
     """Per layer, the compiled kernel and its original layers on the same captured input.
-    graphs=True times each from a CUDA graph of 20 calls (device time per call, as a captured
-    deployment sees it); otherwise each call is launched from Python (eager)."""
-    if not (torch.cuda.is_available() and example_input.is_cuda):
+    graphs=True times each from a CUDA graph of `calls` calls (device time per call, as a
+    captured deployment sees it); otherwise each call is launched from Python (eager).
+    example_input: a tensor or a tuple of the forward call's arguments; only: a set of layer
+    names to time (default all)."""
+    args = tuple(example_input) if isinstance(example_input, (tuple, list)) else (example_input,)
+    if not (torch.cuda.is_available() and all(
+            a.is_cuda for a in args if isinstance(a, torch.Tensor))):
         raise RuntimeError("benchmark_layers needs the model and example_input on CUDA")
-    layers = [(n, m) for n, m in compiled_model.named_modules() if isinstance(m, SpconvConv2d)]
+    layers = [(n, m) for n, m in compiled_model.named_modules() if isinstance(m, SpconvConv2d)
+              and (only is None or n in only)]
     inputs, hooks = {}, []
     for n, m in layers:
         hooks.append(m.register_forward_pre_hook(
@@ -70,14 +76,14 @@ def benchmark_layers(compiled_model, example_input, warmup=10, repeats=50, graph
     rows = []
     try:
         with torch.no_grad():
-            compiled_model(example_input)
+            compiled_model(*args)
             for h in hooks:
                 h.remove()
             for n, m in layers:
                 x = inputs[n]
                 if graphs:
-                    t_sp = time_cuda_graph(lambda: m.run_kernel(x), warmup, repeats, calls=20)
-                    t_cu = time_cuda_graph(lambda: m.original(x), warmup, repeats, calls=20)
+                    t_sp = time_cuda_graph(lambda: m.run_kernel(x), warmup, repeats, calls=calls)
+                    t_cu = time_cuda_graph(lambda: m.original(x), warmup, repeats, calls=calls)
                 else:
                     t_sp = time_cuda(lambda: m.run_kernel(x), warmup, repeats)
                     t_cu = time_cuda(lambda: m.original(x), warmup, repeats)
@@ -92,5 +98,5 @@ def benchmark_layers(compiled_model, example_input, warmup=10, repeats=50, graph
         for h in hooks:
             h.remove()
     totals = {k: sum(r[k] for r in rows) for k in ("spconv", "cudnn_fp32")}
-    return {"convs": len(rows), "device": torch.cuda.get_device_name(example_input.device),
+    return {"convs": len(rows), "device": torch.cuda.get_device_name(args[0].device),
             "timing": "cuda-graph" if graphs else "eager", "totals": totals, "layers": rows}

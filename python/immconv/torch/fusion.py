@@ -15,6 +15,7 @@ import torch.nn.functional as F
 
 RELU_FUNCS = {F.relu, torch.relu, torch.relu_, F.relu_}
 RELU6_FUNCS = {F.relu6}
+HARDTANH_FUNCS = {F.hardtanh, F.hardtanh_}
 
 
 @dataclass
@@ -38,8 +39,28 @@ def _single_user(node):
     return users[0] if len(users) == 1 else None
 
 
+def _const_args(node, values):
+    """node's arguments after the first are the constants `values` (positional or keyword
+    min_val/max_val), with an optional trailing inplace flag."""
+    rest = list(node.args[1:])
+    kw = dict(node.kwargs)
+    kw.pop("inplace", None)
+    if len(rest) == len(values) + 1 and isinstance(rest[-1], bool):
+        rest = rest[:-1]
+    if not rest and kw:
+        rest = [kw.pop("min_val", None), kw.pop("max_val", None)][:len(values)]
+    if kw:
+        return False
+    try:
+        return len(rest) == len(values) and all(float(a) == v for a, v in zip(rest, values))
+    except (TypeError, ValueError):
+        return False
+
+
 def _activation(node, modules):
-    """'relu' / 'relu6' if node applies one to its first argument alone, else None."""
+    """'relu' / 'relu6' if node applies one to its first argument alone, else None.
+    Reads module calls, functional calls (as fx and dynamo record them, with or without
+    inplace) and ATen ops (torch.export)."""
     if node.op == "call_module":
         m = modules.get(node.target)
         if type(m) is nn.ReLU:
@@ -50,12 +71,23 @@ def _activation(node, modules):
             return "relu6"
         return None
     if node.op == "call_function":
-        if node.target in RELU_FUNCS:
-            return "relu"
-        if node.target in RELU6_FUNCS:
-            return "relu6"
+        t = node.target
+        if t in RELU_FUNCS:
+            return "relu" if _const_args(node, ()) else None
+        if t in RELU6_FUNCS:
+            return "relu6" if _const_args(node, ()) else None
+        if t in HARDTANH_FUNCS:
+            return "relu6" if _const_args(node, (0.0, 6.0)) else None
+        name = getattr(getattr(t, "_schema", None), "name", None)
+        if name in ("aten::relu", "aten::relu_"):
+            return "relu" if _const_args(node, ()) else None
+        if name in ("aten::relu6",):
+            return "relu6" if _const_args(node, ()) else None
+        if name in ("aten::hardtanh", "aten::hardtanh_"):
+            return "relu6" if _const_args(node, (0.0, 6.0)) else None
+        return None
     if node.op == "call_method" and node.target in ("relu", "relu_"):
-        return "relu"
+        return "relu" if _const_args(node, ()) else None
     return None
 
 
@@ -68,7 +100,10 @@ def _is_bn_for(node, modules, conv):
 
 
 def trace(model):
-    """A GraphModule of the model, or None if symbolic tracing fails."""
+    """A GraphModule of the model (the model itself if it is one already: graphs from
+    torch.compile and torch.export are not traced again), or None if tracing fails."""
+    if isinstance(model, torch.fx.GraphModule):
+        return model
     try:
         return torch.fx.symbolic_trace(model)
     except Exception:  # noqa: BLE001 - any tracing failure means: no fusion
@@ -91,7 +126,7 @@ def find_chains(gm) -> Dict[str, Chain]:
             chain.nodes.append(nxt.name)
             cur = nxt
             nxt = _single_user(cur)
-        if nxt is not None and nxt.args and nxt.args[0] is cur and len(nxt.args) == 1:
+        if nxt is not None and nxt.args and nxt.args[0] is cur:
             act = _activation(nxt, modules)
             if act is not None:
                 chain.act = act

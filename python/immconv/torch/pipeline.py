@@ -1,9 +1,11 @@
 """immconv.torch.compile / load: a PyTorch model whose pruned convs run as spconv kernels.
 
-compile(): trace (torch.fx) -> find conv->BN->ReLU chains -> fold BN (immconv.folding's rule)
--> record input shapes (one forward pass with hooks) -> decide which convs stay in PyTorch
-(policy) -> write one MLIR module (one func per conv) -> one `spconv-translate
---spconv-compile` -> manifest.json -> build().
+compile(): trace (torch.fx; graphs from torch.compile / torch.export are lifted, lift.py) ->
+find conv->BN->ReLU chains -> fold BN (immconv.folding's rule) -> record input shapes (one
+forward pass with hooks) -> decide which convs stay in PyTorch (policy.py) -> look every conv
+up in the kernel cache (kcache.py) -> one MLIR module (one func per conv) of the misses -> one
+`spconv-translate --spconv-compile` -> manifest.json -> build() -> on CUDA, the measured
+keep-or-compile decision.
 
 load(): manifest.json + the cubin/sidecar in a compile directory -> build(), with no
 spconv-translate: this is what runs on a GPU machine without MLIR. The folded weights are
@@ -14,6 +16,7 @@ import copy
 import hashlib
 import json
 import os
+import shutil
 import warnings
 
 import numpy as np
@@ -22,12 +25,15 @@ import torch.nn as nn
 
 from .. import folding, mlir
 from ..compiler import compile_mlir
+from . import kcache, policy
 from .fusion import find_chains, is_plain_conv, trace
 from .module import SpconvConv2d
 
 MANIFEST = "manifest.json"
 PREFIX = "model"
-DEFAULT_SPARSITY_THRESHOLD = 0.5
+# "auto": the rule of policy.py (nnz per output and sparsity, from committed measurements);
+# a number: convs whose weight sparsity is below it stay in PyTorch.
+DEFAULT_SPARSITY_THRESHOLD = policy.AUTO
 
 
 class LoadError(RuntimeError):
@@ -64,6 +70,11 @@ def weights_hash(w, b):
     return h.hexdigest()[:16]
 
 
+def as_args(example_input):
+    """The positional arguments of one forward call: a tensor, or a tuple/list of them."""
+    return tuple(example_input) if isinstance(example_input, (tuple, list)) else (example_input,)
+
+
 def record_input_shapes(model, example_input):
     """{conv module name: [input shape per call]} from one forward pass."""
     shapes, hooks = {}, []
@@ -74,7 +85,7 @@ def record_input_shapes(model, example_input):
                     tuple(inp[0].shape))))
     try:
         with torch.no_grad():
-            model(example_input)
+            model(*as_args(example_input))
     finally:
         for h in hooks:
             h.remove()
@@ -88,6 +99,8 @@ def _keep_by_policy(name, conv, sparsity, keep, threshold):
                 return "keep() chose PyTorch"
         elif name in keep:
             return "in keep"
+    if threshold == policy.AUTO:
+        return policy.default_keep(conv)
     if sparsity < threshold:
         return "sparsity %.3f < threshold %.3f" % (sparsity, threshold)
     return None
@@ -149,55 +162,178 @@ def plan(model, example_input, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD, ke
     return layers, kept
 
 
+def exported_program_class():
+    export = getattr(torch, "export", None)
+    return getattr(export, "ExportedProgram", None) if export is not None else None
+
+
+def fresh_graph_module(gm):
+    """A new GraphModule over gm's submodules and parameters (shared, not copied) with a copy
+    of its graph without node metadata (dynamo's fake tensors): lifting and rewriting it
+    leave gm as it was."""
+    from torch.fx.graph import Graph
+    g = Graph()
+    out = g.graph_copy(gm.graph, {})
+    g.output(out)
+    if hasattr(gm.graph, "_codegen"):
+        g._codegen = copy.deepcopy(gm.graph._codegen)
+    for n in g.nodes:
+        n.meta = {}
+    new = torch.fx.GraphModule(gm, g)
+    return new
+
+
+def prepare(model, example_input, copy_graph=True):
+    """(module to compile, frozen placeholder indices): an nn.Module as it is; an
+    ExportedProgram (torch.export) through .module(); a GraphModule (torch.compile hands one
+    to the backend; .module() is one) with its functional/ATen convs and BNs lifted to
+    modules (lift.py)."""
+    ep = exported_program_class()
+    if ep is not None and isinstance(model, ep):
+        model = model.module()
+        copy_graph = False  # a fresh module already
+    if isinstance(model, torch.fx.GraphModule):
+        from .lift import lift
+        gm = fresh_graph_module(model) if copy_graph else model
+        return lift(gm, as_args(example_input))
+    return model, set()
+
+
+def open_cache(kernel_cache):
+    """kernel_cache: None (the default location, kcache.default_dir()), False (none), a
+    directory, or a KernelCache."""
+    if isinstance(kernel_cache, kcache.KernelCache):
+        return kernel_cache
+    if kernel_cache is False:
+        return None
+    root = kernel_cache if isinstance(kernel_cache, str) else kcache.default_dir()
+    return kcache.KernelCache(root) if root else None
+
+
+def resolve_kernels(layers, out_dir, cache, cache_dir=None, jobs=None, progress=True,
+                    extra_args=()):
+    """Gives every layer its kernel (`_cubin`, `_sidecar`, `kernel`, `entry`, `key`): from
+    the kernel cache where it holds the conv, else from one spconv-translate compile of all
+    the convs it does not hold (into the cache, or into out_dir without one)."""
+    compiler = kcache.compiler_id() if cache is not None else None
+    missing = []
+    for l in layers:
+        l["key"] = kcache.layer_key(l["_spec"], extra_args)
+        hit = cache.lookup(l["key"], compiler) if cache is not None else None
+        if hit:
+            l["_cubin"], l["_sidecar"], l["kernel"], l["entry"] = hit
+        else:
+            missing.append(l)
+    if not missing:
+        return 0
+    d = cache.new_unit() if cache is not None else out_dir
+    try:
+        mpath = os.path.join(d, PREFIX + ".mlir")
+        mlir.write_module(mpath, [l["_spec"] for l in missing],
+                          header="Written by immconv.torch: one func per conv, kernel i = func i")
+        bundle = compile_mlir(mpath, os.path.join(d, PREFIX), cache_dir=cache_dir, jobs=jobs,
+                              progress=progress, extra_args=extra_args)
+        if cache is not None:
+            d = cache.commit(d, [l["key"] for l in missing], bundle.kernels,
+                             compiler or kcache.compiler_id())
+    except BaseException:
+        if cache is not None and os.path.basename(d).startswith(".new-"):
+            shutil.rmtree(d, ignore_errors=True)
+        raise
+    for i, (l, k) in enumerate(zip(missing, bundle.kernels)):
+        l["_cubin"], l["_sidecar"] = os.path.join(d, PREFIX + ".cubin"), os.path.join(
+            d, PREFIX + ".json")
+        l["kernel"], l["entry"] = i, k["entry"]
+    return len(missing)
+
+
+def _place(path, out_dir, name):
+    """path inside out_dir (a hard link, else a copy, where it is elsewhere); its name there."""
+    if os.path.dirname(os.path.abspath(path)) == os.path.abspath(out_dir):
+        return os.path.basename(path)
+    dst = os.path.join(out_dir, name)
+    if os.path.exists(dst):
+        os.remove(dst)
+    try:
+        os.link(path, dst)
+    except OSError:
+        shutil.copyfile(path, dst)
+    return name
+
+
+def write_manifest(out_dir, layers, kept, sparsity_threshold, extra=None):
+    """manifest.json (version 2: each layer names its cubin and sidecar in out_dir)."""
+    placed = {}
+    for l in layers:
+        src = (l["_cubin"], l["_sidecar"])
+        if src not in placed:
+            unit = os.path.basename(os.path.dirname(os.path.abspath(l["_cubin"])))
+            stem = PREFIX if os.path.abspath(os.path.dirname(l["_cubin"])) == \
+                os.path.abspath(out_dir) else "kernels-" + unit[:12]
+            placed[src] = (_place(l["_cubin"], out_dir, stem + ".cubin"),
+                           _place(l["_sidecar"], out_dir, stem + ".json"))
+        l["cubin"], l["sidecar"] = placed[src]
+    manifest = {"format": "spconv-torch", "version": 2,
+                "sparsity_threshold": sparsity_threshold,
+                "layers": [{k: v for k, v in l.items() if not k.startswith("_")} for l in layers],
+                "kept": kept}
+    manifest.update(extra or {})
+    with open(os.path.join(out_dir, MANIFEST), "w") as f:
+        json.dump(manifest, f, indent=1)
+    return manifest
+
+
+def _on_cuda(example_input):
+    return torch.cuda.is_available() and all(
+        t.is_cuda for t in as_args(example_input) if isinstance(t, torch.Tensor))
+
+
 def compile(model, example_input, *, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD,
-            cache_dir=None, jobs=None, min_speedup=None, min_speedup_graphs=True, keep=None,
-            out_dir=None, progress=True):
+            cache_dir=None, jobs=None, min_speedup=policy.AUTO, min_speedup_graphs=True,
+            keep=None, out_dir=None, progress=True, kernel_cache=None):
     """Compile `model`'s pruned convs with spconv; returns a new module (the original is
     untouched) in which each compiled conv, with the BN and ReLU/ReLU6 applied directly to
     its output, is one SpconvConv2d.
 
-    Which convs stay in PyTorch (cuDNN):
+    model: an nn.Module, a torch.fx.GraphModule (functional and ATen convs are read too) or
+    a torch.export ExportedProgram; example_input: a tensor or a tuple of the call's
+    arguments.
+
+    Which convs stay in PyTorch (cuDNN), docs/python.md "Which convs are compiled":
     - keep: a set of conv module names, or keep(name, conv) -> True to keep it;
-    - sparsity_threshold: convs whose weight sparsity (fraction of exact zeros) is below it
-      stay. The default 0.5 is a placeholder until measured per-layer data
-      (benchmark_layers on the target GPU) replaces it: at low sparsity cuDNN usually wins;
-      pass 0 to compile every conv;
-    - min_speedup: if given and the model runs on CUDA, each compiled layer is timed against
-      its original (benchmark_layers) and put back to PyTorch (mode "torch") when the
-      measured speedup is below it. min_speedup_graphs (default) times each layer from a
-      CUDA graph (device time, what a captured deployment sees); False times eager calls,
-      whose Python launch overhead dominates small layers at batch 1.
+    - sparsity_threshold: "auto" (default) applies the rule derived from the committed
+      measurements (policy.py: sparsity >= 0.9, or at most 256 nonzero weights per output
+      channel); a number keeps the convs whose weight sparsity is below it (0 compiles all);
+    - min_speedup: "auto" (default) measures on CUDA: each compiled layer is timed against
+      its original (benchmark_layers, from CUDA graphs unless min_speedup_graphs=False) and
+      put back to PyTorch (mode "torch") unless it is policy.DEFAULT_MIN_SPEEDUP (1.05) times
+      faster; a number sets that bar; None turns the measurement off. Without CUDA inputs
+      "auto" measures nothing. Measurements are cached with the kernels.
     A conv called more than once (shared module) also stays, as shapes are static.
 
-    out_dir holds model.mlir, model.cubin, model.json (sidecar) and manifest.json; it is
-    what `load(model, out_dir)` needs on a machine without spconv-translate (default: a
-    fresh temporary directory). The input shape of every conv is that seen in one forward
-    pass over example_input; other shapes raise ShapeMismatch at run time.
+    kernel_cache: None (default location, kcache.py), False (no cache: every conv compiled
+    into out_dir), a directory. cache_dir is spconv-translate's template/object cache.
+    out_dir holds manifest.json and the cubins and sidecars it names (hard links into the
+    kernel cache where possible); `load(model, out_dir)` needs only it (default: a fresh
+    temporary directory). The input shape of every conv is that seen in one forward pass over
+    example_input; other shapes raise ShapeMismatch at run time (torch.compile recompiles).
     """
+    model, _ = prepare(model, example_input)
     model.eval()
     if out_dir is None:
         import tempfile
-        out_dir = tempfile.mkdtemp(prefix="spconv-")
+        out_dir = tempfile.mkdtemp(prefix="immconv-")
     os.makedirs(out_dir, exist_ok=True)
     layers, kept = plan(model, example_input, sparsity_threshold, keep)
-    if layers:
-        mpath = os.path.join(out_dir, PREFIX + ".mlir")
-        mlir.write_module(mpath, [l["_spec"] for l in layers],
-                          header="Written by immconv.torch.compile: one func per conv, "
-                                 "kernel i = func i")
-        bundle = compile_mlir(mpath, os.path.join(out_dir, PREFIX), cache_dir=cache_dir,
-                              jobs=jobs, progress=progress)
-        for i, (l, k) in enumerate(zip(layers, bundle.kernels)):
-            l["kernel"], l["entry"] = i, k["entry"]
-    manifest = {"format": "spconv-torch", "version": 1, "sidecar": PREFIX + ".json",
-                "cubin": PREFIX + ".cubin", "sparsity_threshold": sparsity_threshold,
-                "layers": [{k: v for k, v in l.items() if not k.startswith("_")} for l in layers],
-                "kept": kept}
-    with open(os.path.join(out_dir, MANIFEST), "w") as f:
-        json.dump(manifest, f, indent=1)
+    cache = open_cache(kernel_cache)
+    resolve_kernels(layers, out_dir, cache, cache_dir=cache_dir, jobs=jobs, progress=progress)
+    manifest = write_manifest(out_dir, layers, kept, sparsity_threshold)
     compiled = build(model, manifest, out_dir)
+    if min_speedup == policy.AUTO:
+        min_speedup = policy.DEFAULT_MIN_SPEEDUP if _on_cuda(example_input) and layers else None
     if min_speedup is not None:
-        res = apply_min_speedup(compiled, example_input, min_speedup, graphs=min_speedup_graphs)
+        res = apply_min_speedup(compiled, example_input, min_speedup, graphs=min_speedup_graphs,
+                                cache=cache, keys={l["module"]: l["key"] for l in layers})
         if res is not None:
             # load() applies the measured decisions too
             manifest["min_speedup"] = min_speedup
@@ -209,32 +345,63 @@ def compile(model, example_input, *, sparsity_threshold=DEFAULT_SPARSITY_THRESHO
     return compiled
 
 
-def apply_min_speedup(compiled, example_input, min_speedup, graphs=True):
+POLICY_TIMING = {"warmup": 3, "repeats": 15, "calls": 10}
+
+
+def apply_min_speedup(compiled, example_input, min_speedup, graphs=True, cache=None, keys=None):
     """Measured policy: layers slower than min_speedup x their cuDNN original go back to it
-    (timed by benchmark_layers, from CUDA graphs unless graphs=False)."""
-    if not (torch.cuda.is_available() and example_input.is_cuda):
-        warnings.warn("spconv: min_speedup needs the model and input on CUDA; ignored")
+    (timed by benchmark_layers, from CUDA graphs unless graphs=False). With a kernel cache and
+    the layers' keys, measurements made before on this GPU (same conv, same input shape,
+    same timing mode) are reused and new ones recorded."""
+    if not _on_cuda(example_input):
+        warnings.warn("immconv: min_speedup needs the model and input on CUDA; ignored")
         return None
     from .bench import benchmark_layers
-    res = benchmark_layers(compiled, example_input, graphs=graphs)
+    x = as_args(example_input)
+    device = torch.cuda.get_device_name(x[0].device) if x else torch.cuda.get_device_name()
+    mode = "cuda-graph" if graphs else "eager"
+    keys = keys or {}
+    cached = {}
+    if cache is not None:
+        for name, key in keys.items():
+            row = cache.measured(key, device + "/" + mode)
+            if row is not None:
+                cached[name] = dict(row, module=name, layer=name, cached=True)
     mods = dict(compiled.named_modules())
-    for row in res["layers"]:
+    todo = {n for n, m in mods.items() if isinstance(m, SpconvConv2d) and n not in cached}
+    res = {"layers": []}
+    if todo:
+        res = benchmark_layers(compiled, example_input, graphs=graphs, only=todo,
+                               **POLICY_TIMING)
+        for row in res["layers"]:
+            if cache is not None and row["module"] in keys:
+                cache.record_measurement(keys[row["module"]], device + "/" + mode,
+                                         {k: row[k] for k in ("spconv", "cudnn_fp32", "x_fp32")})
+    rows = res["layers"] + list(cached.values())
+    order = {n: i for i, n in enumerate(mods)}
+    rows.sort(key=lambda r: order.get(r["module"], 0))
+    for row in rows:
         if row["x_fp32"] < min_speedup:
             mods[row["module"]].mode = "torch"
             row["decision"] = "torch"
         else:
             row["decision"] = "spconv"
-    compiled.spconv_measurements = res
-    return res
+    out = {"convs": len(rows), "device": device, "timing": mode, "min_speedup": min_speedup,
+           "timing_params": POLICY_TIMING, "cached": len(cached),
+           "totals": {k: sum(r[k] for r in rows) for k in ("spconv", "cudnn_fp32")},
+           "layers": rows}
+    compiled.spconv_measurements = out
+    return out
 
 
 def load(model, out_dir):
     """The compiled model from a compile directory, without spconv-translate."""
+    model, _ = prepare(model, None)
     model.eval()
     with open(os.path.join(out_dir, MANIFEST)) as f:
         manifest = json.load(f)
-    if manifest.get("format") != "spconv-torch" or manifest.get("version") != 1:
-        raise LoadError("%s: not a immconv.torch manifest" % out_dir)
+    if manifest.get("format") != "spconv-torch" or manifest.get("version") not in (1, 2):
+        raise LoadError("%s: not a spconv.torch manifest" % out_dir)
     return build(model, manifest, out_dir)
 
 
@@ -249,19 +416,13 @@ def _original(modules, layer):
     return nn.Sequential(*parts)
 
 
-def build(model, manifest, out_dir):
-    """Rewrite a copy of `model`: each manifest layer's conv (+ bn, act) -> SpconvConv2d."""
-    work = copy.deepcopy(model).eval()
+def build(model, manifest, out_dir, inplace=False):
+    """Rewrite a copy of `model` (model itself with inplace): each manifest layer's conv
+    (+ bn, act) -> SpconvConv2d."""
+    work = model if inplace else copy.deepcopy(model)
+    work.eval()
     modules = dict(work.named_modules())
-    sidecar = os.path.abspath(os.path.join(out_dir, manifest["sidecar"]))
-    cubin = os.path.abspath(os.path.join(out_dir, manifest["cubin"]))
-    kernels = []
-    if manifest["layers"]:
-        with open(sidecar) as f:
-            kernels = json.load(f)["kernels"]
-        if len(kernels) != len(manifest["layers"]):
-            raise LoadError("%s has %d kernels, the manifest %d layers"
-                            % (sidecar, len(kernels), len(manifest["layers"])))
+    sidecars = {}
     gm = trace(work)
     chains = {c.conv: c for c in find_chains(gm).values()} if gm is not None else {}
     nodes = {n.name: n for n in gm.graph.nodes} if gm is not None else {}
@@ -269,12 +430,22 @@ def build(model, manifest, out_dir):
         name = layer["module"]
         if name not in modules or not isinstance(modules[name], nn.Conv2d):
             raise LoadError("the model has no conv %s (compiled from another model?)" % name)
+        sidecar = os.path.abspath(os.path.join(out_dir, layer.get("sidecar") or
+                                               manifest["sidecar"]))
+        cubin = os.path.abspath(os.path.join(out_dir, layer.get("cubin") or manifest["cubin"]))
+        if sidecar not in sidecars:
+            with open(sidecar) as f:
+                sidecars[sidecar] = json.load(f)["kernels"]
+        kernels = sidecars[sidecar]
         conv = modules[name]
         bn = modules[layer["bn"]] if layer["bn"] else None
         w, b = folded_weights(conv, bn)
         if weights_hash(w, b) != layer["weights_sha256"]:
             raise LoadError("%s: the model's (folded) weights differ from those compiled into "
                             "%s: load the same state_dict as at compile time" % (name, cubin))
+        if layer["kernel"] >= len(kernels):
+            raise LoadError("%s has %d kernels, the manifest wants kernel %d"
+                            % (sidecar, len(kernels), layer["kernel"]))
         k = kernels[layer["kernel"]]
         if k["entry"] != layer["entry"]:
             raise LoadError("%s: sidecar kernel %d is %s, manifest says %s"

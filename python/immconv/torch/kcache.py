@@ -1,0 +1,151 @@
+"""The kernel cache: compiled convs by what they compute, shared by every compile.
+
+A conv's key is a hash of everything its kernel depends on: the folded weights and bias
+(full SHA-256), input shape, stride, padding, dilation, groups, fused activation and the extra
+compiler arguments. One compile (`spconv-translate --spconv-compile` of a module with the
+convs not found) is a *unit*: `units/<id>/model.{cubin,json}` (the cubin may be stored
+gzipped, `model.cubin.gz`, and is unpacked on first use); `index/<key>.json` says which
+unit and kernel computes a conv, which compiler made it and, per GPU, how long it and its
+PyTorch original took when measured (the keep-or-compile measurement is cached too, so a
+recompile for a new input shape, or the same model through another front end, decides the
+same way).
+
+Where spconv-translate is available, an entry made by another compiler binary (its SHA-256
+differs) is a miss and gets recompiled. Where it is not (a GPU machine that only runs
+kernels compiled elsewhere), entries are used as they are.
+
+Location: `$IMMCONV_CACHE_DIR`, else `$XDG_CACHE_HOME/immconv`, else `~/.cache/immconv`;
+`IMMCONV_CACHE_DIR=none` turns it off.
+"""
+import gzip
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+
+import numpy as np
+
+FORMAT = 1
+_TOOL_IDS = {}
+
+
+def default_dir():
+    env = os.environ.get("IMMCONV_CACHE_DIR")
+    if env:
+        return None if env == "none" else env
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "immconv")
+
+
+def compiler_id():
+    """SHA-256 (16 hex) of the spconv-translate binary that would compile, or None if there
+    is none here."""
+    from ..tools import ToolNotFound, find_tool
+    try:
+        path = find_tool()
+    except ToolNotFound:
+        return None
+    st = os.stat(path)
+    k = (path, st.st_mtime_ns, st.st_size)
+    if k not in _TOOL_IDS:
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+        _TOOL_IDS[k] = h.hexdigest()[:16]
+    return _TOOL_IDS[k]
+
+
+def layer_key(spec, extra_args=()):
+    """The cache key of one conv (a mlir.ConvSpec)."""
+    h = hashlib.sha256(np.ascontiguousarray(spec.weights, dtype="<f4").tobytes())
+    if spec.bias is not None:
+        h.update(b"bias")
+        h.update(np.ascontiguousarray(spec.bias, dtype="<f4").tobytes())
+    desc = {"format": FORMAT, "weights": h.hexdigest(), "wshape": list(spec.weights.shape),
+            "input_shape": list(spec.input_shape), "stride": list(spec.stride),
+            "padding": list(spec.padding), "dilation": list(spec.dilation),
+            "groups": spec.groups, "activation": spec.activation,
+            "extra_args": list(extra_args)}
+    return hashlib.sha256(json.dumps(desc, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def _write_json(path, doc):
+    d = os.path.dirname(path)
+    os.makedirs(d, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-")
+    with os.fdopen(fd, "w") as f:
+        json.dump(doc, f, indent=1)
+    os.replace(tmp, path)
+
+
+class KernelCache:
+    def __init__(self, root):
+        self.root = root
+        self.hits = self.misses = 0
+
+    def _index(self, key):
+        return os.path.join(self.root, "index", key[:2], key + ".json")
+
+    def unit_dir(self, unit):
+        return os.path.join(self.root, "units", unit)
+
+    def entry(self, key):
+        try:
+            with open(self._index(key)) as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return None
+
+    def lookup(self, key, compiler):
+        """(cubin, sidecar, kernel index, entry name) or None."""
+        e = self.entry(key)
+        if e is None or (compiler is not None and e.get("compiler") != compiler):
+            self.misses += 1
+            return None
+        d = self.unit_dir(e["unit"])
+        cubin, sidecar = os.path.join(d, "model.cubin"), os.path.join(d, "model.json")
+        if not os.path.exists(cubin) and os.path.exists(cubin + ".gz"):
+            fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-")
+            with gzip.open(cubin + ".gz", "rb") as fi, os.fdopen(fd, "wb") as fo:
+                shutil.copyfileobj(fi, fo)
+            os.replace(tmp, cubin)
+        if not (os.path.exists(cubin) and os.path.exists(sidecar)):
+            self.misses += 1
+            return None
+        self.hits += 1
+        return cubin, sidecar, e["kernel"], e["entry"]
+
+    def new_unit(self):
+        """A fresh directory to compile a unit into; commit() moves it into place."""
+        os.makedirs(os.path.join(self.root, "units"), exist_ok=True)
+        return tempfile.mkdtemp(dir=os.path.join(self.root, "units"), prefix=".new-")
+
+    def commit(self, tmpdir, keys, kernels, compiler):
+        """Registers the unit compiled in tmpdir: keys[i] is computed by kernels[i] (sidecar
+        entries). Only the cubin and the sidecar are kept."""
+        unit = hashlib.sha256(json.dumps([compiler] + list(keys)).encode()).hexdigest()[:24]
+        for f in os.listdir(tmpdir):
+            if f not in ("model.cubin", "model.json"):
+                os.remove(os.path.join(tmpdir, f))
+        final = self.unit_dir(unit)
+        if os.path.exists(final):
+            shutil.rmtree(tmpdir)
+        else:
+            os.replace(tmpdir, final)
+        for i, (key, k) in enumerate(zip(keys, kernels)):
+            _write_json(self._index(key), {"unit": unit, "kernel": i, "entry": k["entry"],
+                                           "compiler": compiler})
+        return final
+
+    def measured(self, key, device):
+        e = self.entry(key)
+        return (e or {}).get("measured", {}).get(device)
+
+    def record_measurement(self, key, device, row):
+        e = self.entry(key)
+        if e is None:
+            return
+        e.setdefault("measured", {})[device] = row
+        _write_json(self._index(key), e)

@@ -1,0 +1,46 @@
+"""Which convs are worth compiling: the default rule, and the measured decision.
+
+Two stages, both on by default:
+
+1. Before compiling (no GPU needed): `default_keep(conv)` keeps a conv in PyTorch unless its
+   weights are at least SPARSE_ENOUGH (0.9) sparse or each output needs at most
+   MAX_FMAS_PER_OUTPUT (256) nonzero weights (nnz / K, the FMAs the kernel issues per output
+   value). This replaces the old `sparsity_threshold=0.5` placeholder and rests on committed
+   runs (docs/python.md, "Which convs are compiled"):
+   - paper10 at p = 0.5, batch 64 (bench/results/2026-11-25-sm-affinity/suite-final, H100):
+     every layer with at most 250 FMAs per output is faster than the best legacy cuDNN FP32
+     (1.44x to 3.9x), every layer with 288 or more is not (0.31x to 1.01x);
+   - paper10 at p = 0.9 at batch 1 and 64 (the same run) and ResNet-50's 53 convs at p = 0.9
+     (bench/results/2026-11-25-block-code-budget): no conv is slower than cuDNN.
+   An FP32 kernel issues one FMA per nonzero weight and output, while cuDNN's cost grows with
+   the dense C*R*S at a far better FLOP rate, so the FMA count per output is what decides.
+2. On CUDA (the model and example input on a GPU): every compiled conv is timed against its
+   PyTorch original (conv + BN + activation) from CUDA graphs and goes back to PyTorch unless
+   it is at least `min_speedup` (default DEFAULT_MIN_SPEEDUP = 1.05) times faster. The margin
+   covers timing noise and the difference between a layer timed alone and in the network.
+   `min_speedup=None` turns the measurement off.
+"""
+SPARSE_ENOUGH = 0.9
+MAX_FMAS_PER_OUTPUT = 256
+DEFAULT_MIN_SPEEDUP = 1.05
+
+AUTO = "auto"
+
+
+def fmas_per_output(conv):
+    w = conv.weight.detach()
+    return float((w != 0).sum().item()) / w.shape[0]
+
+
+def sparsity(conv):
+    w = conv.weight.detach()
+    return float((w == 0).sum().item()) / w.numel()
+
+
+def default_keep(conv):
+    """None if the default rule compiles `conv`, else the reason it stays in PyTorch."""
+    p, f = sparsity(conv), fmas_per_output(conv)
+    if p >= SPARSE_ENOUGH or f <= MAX_FMAS_PER_OUTPUT:
+        return None
+    return ("default rule: sparsity %.3f < %.2f and %.0f FMAs per output > %d"
+            % (p, SPARSE_ENOUGH, f, MAX_FMAS_PER_OUTPUT))
