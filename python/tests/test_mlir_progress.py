@@ -47,11 +47,38 @@ def test_progress_lines_parse_and_draw():
     assert progress.parse_line(queued) == (3, 12, 4.5)
     assert progress.parse_line("spconv: warning: x\n") is None
     out = io.StringIO()
-    bar = progress.ProgressBar(out, use_tqdm=False)
+    bar = progress.ProgressBar(out, use_tqdm=False, interactive=True)
     assert bar.update(line) and not bar.update("other\n")
     bar.close()
     assert "3/12 ptxas units" in out.getvalue() and "#" in out.getvalue()
     assert progress.text_bar(12, 12, 1.0).startswith("[" + "#" * 30 + "]")
+
+
+def test_progress_off_a_terminal_is_a_few_plain_lines(monkeypatch):
+    """A StringIO is no terminal: 100 units give one line per tenth (plus the first), no \\r;
+    with time passing, a line at least every LOG_SECONDS."""
+    out = io.StringIO()
+    bar = progress.ProgressBar(out)
+    assert not bar.interactive
+    for i in range(1, 101):
+        bar.update("spconv: ptxas %d/100 units queued, %d.0 s; slowest: a (1 s)\n" % (i, i))
+    bar.close()
+    lines = out.getvalue().splitlines()
+    assert "\r" not in out.getvalue()
+    assert 10 <= len(lines) <= 12 and lines[-1].endswith("100/100 ptxas units, 100.0 s")
+    clock = [0.0]
+    monkeypatch.setattr(progress.time, "monotonic", lambda: clock[0])
+    out = io.StringIO()
+    bar = progress.ProgressBar(out, interactive=False)
+    for i in range(1, 7):
+        clock[0] += progress.LOG_SECONDS  # one unit per LOG_SECONDS of 1000
+        bar.update("spconv: ptxas %d/1000 units, 1.0 s; slowest: a (1 s)\n" % i)
+    assert len(out.getvalue().splitlines()) == 6
+    # a terminal gets the redrawn bar
+    out = io.StringIO()
+    bar = progress.ProgressBar(out, use_tqdm=False, interactive=True)
+    bar.update("spconv: ptxas 1/2 units, 1.0 s; slowest: a (1 s)\n")
+    assert out.getvalue().startswith("\r[")
 
 
 def test_run_tool_draws_progress_and_reports_failures(tmp_path):

@@ -14,8 +14,11 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 RELU_FUNCS = {F.relu, torch.relu, torch.relu_, F.relu_}
-RELU6_FUNCS = {F.relu6}
-HARDTANH_FUNCS = {F.hardtanh, F.hardtanh_}
+# dynamo traces into F.relu6 / F.hardtanh and records the builtins they call
+RELU6_FUNCS = {F.relu6} | {f for f in (getattr(torch._C._nn, "relu6", None),) if f}
+HARDTANH_FUNCS = {F.hardtanh, F.hardtanh_} | {
+    f for f in (getattr(torch._C._nn, "hardtanh", None), getattr(torch._C._nn, "hardtanh_", None))
+    if f}
 
 
 @dataclass

@@ -262,9 +262,14 @@ def _place(path, out_dir, name):
 
 
 def write_manifest(out_dir, layers, kept, sparsity_threshold, extra=None):
-    """manifest.json (version 2: each layer names its cubin and sidecar in out_dir)."""
+    """manifest.json (version 2: each layer names its cubin and sidecar in out_dir). Without
+    out_dir nothing is written and the layers name the kernel cache's files."""
     placed = {}
     for l in layers:
+        if out_dir is None:
+            l["cubin"], l["sidecar"] = os.path.abspath(l["_cubin"]), os.path.abspath(
+                l["_sidecar"])
+            continue
         src = (l["_cubin"], l["_sidecar"])
         if src not in placed:
             unit = os.path.basename(os.path.dirname(os.path.abspath(l["_cubin"])))
@@ -278,8 +283,10 @@ def write_manifest(out_dir, layers, kept, sparsity_threshold, extra=None):
                 "layers": [{k: v for k, v in l.items() if not k.startswith("_")} for l in layers],
                 "kept": kept}
     manifest.update(extra or {})
-    with open(os.path.join(out_dir, MANIFEST), "w") as f:
-        json.dump(manifest, f, indent=1)
+    if out_dir is not None:
+        with open(os.path.join(out_dir, MANIFEST), "w") as f:
+            json.dump(manifest, f, indent=1)
+        manifest["_dir"] = out_dir
     return manifest
 
 
@@ -318,17 +325,38 @@ def compile(model, example_input, *, sparsity_threshold=DEFAULT_SPARSITY_THRESHO
     temporary directory). The input shape of every conv is that seen in one forward pass over
     example_input; other shapes raise ShapeMismatch at run time (torch.compile recompiles).
     """
-    model, _ = prepare(model, example_input)
-    model.eval()
     if out_dir is None:
         import tempfile
         out_dir = tempfile.mkdtemp(prefix="immconv-")
-    os.makedirs(out_dir, exist_ok=True)
+    return compile_graph(model, example_input, out_dir, sparsity_threshold=sparsity_threshold,
+                         cache_dir=cache_dir, jobs=jobs, min_speedup=min_speedup,
+                         min_speedup_graphs=min_speedup_graphs, keep=keep, progress=progress,
+                         kernel_cache=kernel_cache)
+
+
+def compile_graph(model, example_input, out_dir, *, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD,
+                  cache_dir=None, jobs=None, min_speedup=policy.AUTO, min_speedup_graphs=True,
+                  keep=None, progress=True, kernel_cache=None, inplace=False):
+    """compile() with out_dir=None allowed: then no manifest is written and the compiled
+    modules use the kernel cache's files where they are (what the torch.compile backend
+    does). The result's `immconv_frozen` lists the placeholders whose tensors were folded
+    (lift.py) and `immconv_manifest` the manifest."""
+    original = model
+    model, frozen = prepare(model, example_input)
+    model.eval()
     layers, kept = plan(model, example_input, sparsity_threshold, keep)
     cache = open_cache(kernel_cache)
+    if out_dir is not None:
+        os.makedirs(out_dir, exist_ok=True)
+    elif cache is None and layers:
+        import atexit
+        import tempfile
+        out_dir = tempfile.mkdtemp(prefix="immconv-")
+        atexit.register(shutil.rmtree, out_dir, True)
     resolve_kernels(layers, out_dir, cache, cache_dir=cache_dir, jobs=jobs, progress=progress)
     manifest = write_manifest(out_dir, layers, kept, sparsity_threshold)
-    compiled = build(model, manifest, out_dir)
+    # a module prepare() made (lifted graphs) is ours to rewrite; a user's model is copied
+    compiled = build(model, manifest, out_dir or "", inplace=inplace or model is not original)
     if min_speedup == policy.AUTO:
         min_speedup = policy.DEFAULT_MIN_SPEEDUP if _on_cuda(example_input) and layers else None
     if min_speedup is not None:
@@ -340,8 +368,12 @@ def compile(model, example_input, *, sparsity_threshold=DEFAULT_SPARSITY_THRESHO
             manifest["measured"] = res
             manifest["torch_mode"] = [r["module"] for r in res["layers"]
                                       if r["decision"] == "torch"]
-            with open(os.path.join(out_dir, MANIFEST), "w") as f:
-                json.dump(manifest, f, indent=1)
+            if manifest.get("_dir"):
+                with open(os.path.join(manifest["_dir"], MANIFEST), "w") as f:
+                    json.dump({k: v for k, v in manifest.items() if not k.startswith("_")}, f,
+                              indent=1)
+    compiled.immconv_frozen = frozen
+    compiled.immconv_manifest = manifest
     return compiled
 
 
