@@ -12,7 +12,8 @@ cd "$root"
 
 packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools cmake ninja-build g++ python3
           python3-numpy python3-pytest libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx
-          python3-torch python3-torchvision python3-matplotlib clang-22 libfuzzer-22-dev)
+          python3-torch python3-torchvision python3-matplotlib clang-22 libfuzzer-22-dev
+          nlohmann-json3-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

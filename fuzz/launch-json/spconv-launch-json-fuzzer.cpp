@@ -2,10 +2,11 @@
 //
 // Input: a launch sidecar (docs/launch-abi.md) as spconv-bench and any runtime built on
 // lib/Runtime read it: json::parse, then parseLaunchFile. Only the parsing is fuzzed (no
-// GPU, no CUDA): lib/Runtime/Json.cpp and LaunchConfig.cpp are compiled into the fuzzer.
-// Errors are thrown as std::runtime_error and expected; crashes, sanitizer reports and
-// other exception types are findings. A document that parses must also survive a round
-// trip through the writer.
+// GPU, no CUDA): lib/Runtime/Json.cpp (the Value tree over nlohmann-json's reader and
+// writer) and LaunchConfig.cpp are compiled into the fuzzer. Errors are thrown as
+// std::runtime_error and expected; crashes, sanitizer reports and other exception types
+// (an nlohmann exception escaping included) are findings. A document that parses must
+// also survive a round trip through the writer.
 //
 //===----------------------------------------------------------------------===//
 #include "spconv/Runtime/Json.h"

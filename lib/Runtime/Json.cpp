@@ -1,15 +1,18 @@
-//===- Json.cpp - Minimal JSON value, reader and writer -------------------===//
+//===- Json.cpp - JSON values for the runtime, read and written by nlohmann-json -===//
 
 #include "spconv/Runtime/Json.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 namespace spconv {
 namespace json {
+
+// Past 2^53 a double no longer holds every integer.
+static constexpr double kMaxExactInteger = 9007199254740992.0;
 
 Value::Value(Array a)
     : kind_(Kind::Array), arr_(std::make_shared<Array>(std::move(a))) {}
@@ -42,7 +45,7 @@ int64_t Value::asInt() const {
     throw std::runtime_error("JSON: expected an integer, got " + std::to_string(num_));
   // Converting a double outside int64_t's range is undefined behaviour, and past 2^53 a
   // double no longer holds every integer: anything beyond is not a count or a size.
-  if (!(std::fabs(num_) <= 9007199254740992.0))
+  if (!(std::fabs(num_) <= kMaxExactInteger))
     throw std::runtime_error("JSON: integer out of range, got " + std::to_string(num_));
   return static_cast<int64_t>(num_);
 }
@@ -86,279 +89,141 @@ void Value::push(Value v) {
   arr_->push_back(std::move(v));
 }
 
-static void escapeTo(std::string &out, const std::string &s) {
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-    case '"': out += "\\\""; break;
-    case '\\': out += "\\\\"; break;
-    case '\n': out += "\\n"; break;
-    case '\t': out += "\\t"; break;
-    case '\r': out += "\\r"; break;
-    default:
-      if (c < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\u%04x", c);
-        out += buf;
-      } else {
-        out += static_cast<char>(c);
-      }
-    }
-  }
-  out += '"';
-}
-
-void Value::dumpTo(std::string &out, int indent, int depth) const {
-  auto newline = [&](int d) {
-    if (indent < 0)
-      return;
-    out += '\n';
-    out.append(static_cast<size_t>(indent * d), ' ');
-  };
-  switch (kind_) {
-  case Kind::Null: out += "null"; break;
-  case Kind::Bool: out += bool_ ? "true" : "false"; break;
-  case Kind::Number: {
-    // JSON has no NaN/Inf; null keeps the file loadable by every reader.
-    if (!std::isfinite(num_)) { out += "null"; break; }
-    char buf[32];
-    if (num_ == std::floor(num_) && std::fabs(num_) < 1e15)
-      std::snprintf(buf, sizeof buf, "%.0f", num_);
-    else
-      std::snprintf(buf, sizeof buf, "%.9g", num_);
-    out += buf;
-    break;
-  }
-  case Kind::String: escapeTo(out, str_); break;
-  case Kind::Array: {
-    out += '[';
-    bool first = true;
-    // Short arrays of scalars (shapes, grids) stay on one line.
-    bool flat = arr_->size() <= 8;
-    for (const auto &v : *arr_)
-      flat = flat && !v.isArray() && !v.isObject();
-    for (const auto &v : *arr_) {
-      if (!first) out += flat ? ", " : ",";
-      if (!flat) newline(depth + 1);
-      v.dumpTo(out, indent, depth + 1);
-      first = false;
-    }
-    if (!flat && !arr_->empty()) newline(depth);
-    out += ']';
-    break;
-  }
-  case Kind::Object: {
-    out += '{';
-    bool first = true;
-    for (const auto &kv : *obj_) {
-      if (!first) out += ',';
-      newline(depth + 1);
-      escapeTo(out, kv.first);
-      out += indent < 0 ? ":" : ": ";
-      kv.second.dumpTo(out, indent, depth + 1);
-      first = false;
-    }
-    if (!obj_->empty()) newline(depth);
-    out += '}';
-    break;
-  }
-  }
-}
-
-std::string Value::dump(int indent) const {
-  std::string out;
-  dumpTo(out, indent, 0);
-  return out;
-}
-
 namespace {
-class Parser {
-public:
-  explicit Parser(const std::string &t) : t_(t) {}
+using Document = nlohmann::ordered_json;
 
-  Value document() {
-    Value v = value();
-    skipWs();
-    if (i_ != t_.size())
-      fail("trailing characters after the document");
-    return v;
+Document toDocument(const Value &v) {
+  switch (v.kind()) {
+  case Value::Kind::Null: return nullptr;
+  case Value::Kind::Bool: return v.asBool();
+  case Value::Kind::Number: {
+    double d = v.asNumber();
+    // JSON has no NaN/Inf; null keeps the file loadable by every reader.
+    if (!std::isfinite(d))
+      return nullptr;
+    // Integral numbers print without a fraction (grid sizes, counts).
+    if (d == std::floor(d) && std::fabs(d) < kMaxExactInteger)
+      return static_cast<int64_t>(d);
+    return d;
+  }
+  case Value::Kind::String: return v.asString();
+  case Value::Kind::Array: {
+    Document a = Document::array();
+    for (const Value &e : v.asArray())
+      a.push_back(toDocument(e));
+    return a;
+  }
+  case Value::Kind::Object: {
+    Document o = Document::object();
+    // emplace keeps the first of repeated keys, the one find() returns.
+    for (const auto &kv : v.asObject())
+      o.emplace(kv.first, toDocument(kv.second));
+    return o;
+  }
+  }
+  return nullptr;
+}
+
+/// Builds a Value from nlohmann-json's SAX events. Errors end the parse (a handler that
+/// returns false) and are kept as text, so no nlohmann exception reaches the caller.
+class Builder final : public nlohmann::json_sax<nlohmann::json> {
+public:
+  static constexpr size_t kMaxDepth = 256;
+
+  Value root;
+  std::string error;
+
+  bool null() override { return add(Value()); }
+  bool boolean(bool b) override { return add(Value(b)); }
+  bool number_integer(number_integer_t n) override { return add(Value(int64_t(n))); }
+  bool number_unsigned(number_unsigned_t n) override { return add(Value(uint64_t(n))); }
+  bool number_float(number_float_t d, const string_t &) override { return add(Value(d)); }
+  bool string(string_t &s) override { return add(Value(std::move(s))); }
+  bool binary(binary_t &) override {
+    error = "JSON parse error: binary value"; // only the binary formats have them
+    return false;
+  }
+  bool start_object(std::size_t) override { return open(Value(Object{})); }
+  bool key(string_t &k) override {
+    keys.push_back(std::move(k));
+    return true;
+  }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(Value(Array{})); }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t position, const std::string &,
+                   const nlohmann::json::exception &e) override {
+    // "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error
+    // while parsing ..." loses its tag; "number overflow parsing '1e400'" gains a place.
+    std::string what = e.what();
+    size_t tag = what.find("] ");
+    if (tag != std::string::npos)
+      what.erase(0, tag + 2);
+    // "last read: '...'" quotes everything since the last token began: a long string
+    // with a bad byte at its end is shortened to its last characters.
+    constexpr size_t kQuoted = 48;
+    size_t from = what.find("last read: '");
+    if (from != std::string::npos) {
+      from += 12;
+      size_t to = what.find("'; expected", from);
+      if (to == std::string::npos)
+        to = what.size() - 1;
+      if (to > from + kQuoted)
+        what.replace(from, to - from - kQuoted, "...");
+    }
+    if (what.rfind("parse error", 0) == 0)
+      error = "JSON " + what;
+    else
+      error = "JSON parse error at byte " + std::to_string(position) + ": " + what;
+    return false;
   }
 
 private:
-  [[noreturn]] void fail(const std::string &msg) const {
-    size_t line = 1, col = 1;
-    for (size_t k = 0; k < i_ && k < t_.size(); ++k) {
-      if (t_[k] == '\n') { ++line; col = 1; } else { ++col; }
+  std::vector<Value> containers; // the arrays and objects being filled, innermost last
+  std::vector<std::string> keys; // the key of each object member being parsed
+
+  bool add(Value v) {
+    if (containers.empty()) {
+      root = std::move(v);
+      return true;
     }
-    throw std::runtime_error("JSON parse error at " + std::to_string(line) + ":" +
-                             std::to_string(col) + ": " + msg);
-  }
-
-  void skipWs() {
-    while (i_ < t_.size() && (t_[i_] == ' ' || t_[i_] == '\n' || t_[i_] == '\t' || t_[i_] == '\r'))
-      ++i_;
-  }
-
-  bool consume(const char *lit) {
-    size_t n = std::char_traits<char>::length(lit);
-    if (t_.compare(i_, n, lit) != 0)
-      return false;
-    i_ += n;
+    Value &parent = containers.back();
+    if (parent.isArray()) {
+      parent.asArray().push_back(std::move(v));
+    } else {
+      parent.asObject().emplace_back(std::move(keys.back()), std::move(v));
+      keys.pop_back();
+    }
     return true;
   }
-
-  Value value() {
-    if (++depth_ > 256)
-      fail("nesting too deep");
-    skipWs();
-    if (i_ >= t_.size())
-      fail("unexpected end of input");
-    Value v;
-    char c = t_[i_];
-    if (c == '{') v = object();
-    else if (c == '[') v = array();
-    else if (c == '"') v = Value(string());
-    else if (consume("true")) v = Value(true);
-    else if (consume("false")) v = Value(false);
-    else if (consume("null")) v = Value();
-    else if (c == '-' || (c >= '0' && c <= '9')) v = number();
-    else fail(std::string("unexpected character '") + c + "'");
-    --depth_;
-    return v;
-  }
-
-  Value object() {
-    ++i_; // '{'
-    Object o;
-    skipWs();
-    if (i_ < t_.size() && t_[i_] == '}') { ++i_; return Value(std::move(o)); }
-    for (;;) {
-      skipWs();
-      if (i_ >= t_.size() || t_[i_] != '"')
-        fail("expected a string key");
-      std::string key = string();
-      skipWs();
-      if (i_ >= t_.size() || t_[i_] != ':')
-        fail("expected ':'");
-      ++i_;
-      o.emplace_back(std::move(key), value());
-      skipWs();
-      if (i_ < t_.size() && t_[i_] == ',') { ++i_; continue; }
-      if (i_ < t_.size() && t_[i_] == '}') { ++i_; break; }
-      fail("expected ',' or '}'");
+  bool open(Value container) {
+    if (containers.size() >= kMaxDepth) {
+      error = "JSON parse error: more than " + std::to_string(kMaxDepth) +
+              " nested arrays and objects";
+      return false;
     }
-    return Value(std::move(o));
+    containers.push_back(std::move(container));
+    return true;
   }
-
-  Value array() {
-    ++i_; // '['
-    Array a;
-    skipWs();
-    if (i_ < t_.size() && t_[i_] == ']') { ++i_; return Value(std::move(a)); }
-    for (;;) {
-      a.push_back(value());
-      skipWs();
-      if (i_ < t_.size() && t_[i_] == ',') { ++i_; continue; }
-      if (i_ < t_.size() && t_[i_] == ']') { ++i_; break; }
-      fail("expected ',' or ']'");
-    }
-    return Value(std::move(a));
+  bool close() {
+    Value done = std::move(containers.back());
+    containers.pop_back();
+    return add(std::move(done));
   }
-
-  static void appendUtf8(std::string &s, unsigned cp) {
-    if (cp < 0x80) {
-      s += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      s += static_cast<char>(0xC0 | (cp >> 6));
-      s += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      s += static_cast<char>(0xE0 | (cp >> 12));
-      s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      s += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      s += static_cast<char>(0xF0 | (cp >> 18));
-      s += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      s += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-  }
-
-  unsigned hex4() {
-    if (i_ + 4 > t_.size())
-      fail("truncated \\u escape");
-    unsigned v = 0;
-    for (int k = 0; k < 4; ++k) {
-      char c = t_[i_++];
-      v <<= 4;
-      if (c >= '0' && c <= '9') v |= c - '0';
-      else if (c >= 'a' && c <= 'f') v |= c - 'a' + 10;
-      else if (c >= 'A' && c <= 'F') v |= c - 'A' + 10;
-      else fail("bad hex digit in \\u escape");
-    }
-    return v;
-  }
-
-  std::string string() {
-    ++i_; // '"'
-    std::string s;
-    for (;;) {
-      if (i_ >= t_.size())
-        fail("unterminated string");
-      char c = t_[i_++];
-      if (c == '"')
-        break;
-      if (c != '\\') { s += c; continue; }
-      if (i_ >= t_.size())
-        fail("unterminated escape");
-      char e = t_[i_++];
-      switch (e) {
-      case '"': s += '"'; break;
-      case '\\': s += '\\'; break;
-      case '/': s += '/'; break;
-      case 'b': s += '\b'; break;
-      case 'f': s += '\f'; break;
-      case 'n': s += '\n'; break;
-      case 'r': s += '\r'; break;
-      case 't': s += '\t'; break;
-      case 'u': {
-        unsigned cp = hex4();
-        if (cp >= 0xD800 && cp < 0xDC00 && consume("\\u")) {
-          unsigned lo = hex4();
-          // Anything else after a high surrogate would wrap below and write bytes that are
-          // not UTF-8.
-          if (lo < 0xDC00 || lo > 0xDFFF)
-            fail("bad low surrogate in \\u escape");
-          cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-        }
-        appendUtf8(s, cp);
-        break;
-      }
-      default: fail(std::string("bad escape \\") + e);
-      }
-    }
-    return s;
-  }
-
-  Value number() {
-    size_t start = i_;
-    if (t_[i_] == '-') ++i_;
-    while (i_ < t_.size() && std::string("0123456789.eE+-").find(t_[i_]) != std::string::npos)
-      ++i_;
-    std::string tok = t_.substr(start, i_ - start);
-    char *end = nullptr;
-    double d = std::strtod(tok.c_str(), &end);
-    if (end != tok.c_str() + tok.size())
-      fail("bad number '" + tok + "'");
-    return Value(d);
-  }
-
-  const std::string &t_;
-  size_t i_ = 0;
-  int depth_ = 0;
 };
 } // namespace
 
-Value parse(const std::string &text) { return Parser(text).document(); }
+std::string Value::dump(int indent) const {
+  return toDocument(*this).dump(indent < 0 ? -1 : indent, ' ', /*ensure_ascii=*/false,
+                                nlohmann::json::error_handler_t::replace);
+}
+
+Value parse(const std::string &text) {
+  Builder builder;
+  if (!nlohmann::json::sax_parse(text, &builder))
+    throw std::runtime_error(builder.error.empty() ? "JSON parse error" : builder.error);
+  return std::move(builder.root);
+}
 
 Value parseFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);

@@ -1,8 +1,11 @@
-//===- Json.h - Minimal JSON value, reader and writer -----------*- C++ -*-===//
+//===- Json.h - JSON values for the runtime ---------------------*- C++ -*-===//
 //
-// The runtime must build on machines without MLIR/LLVM or any JSON package, so it
-// carries its own small reader for the launch sidecar and a writer for bench results.
-// Numbers are kept as double: every integer in the sidecar is far below 2^53.
+// The runtime builds without MLIR/LLVM (the GPU machine has neither), so it reads the
+// launch sidecar and writes bench results with Debian's header-only nlohmann-json
+// (nlohmann-json3-dev; Json.cpp alone includes it). Value is the small tree its callers
+// use: errors are std::runtime_error naming what was expected, never nlohmann's own
+// exception types. Numbers are kept as double: every integer in the sidecar is far
+// below 2^53.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SPCONV_RUNTIME_JSON_H
@@ -64,12 +67,11 @@ public:
   Value &set(const std::string &key, Value v);
   void push(Value v); // array append (null becomes an empty array)
 
-  // Serialises; indent < 0 writes one line.
+  // Serialises; indent < 0 writes one line. Integral numbers are written without a
+  // fraction, NaN and infinities as null, and bytes that are not UTF-8 as U+FFFD.
   std::string dump(int indent = 2) const;
 
 private:
-  void dumpTo(std::string &out, int indent, int depth) const;
-
   Kind kind_ = Kind::Null;
   bool bool_ = false;
   double num_ = 0;
@@ -78,7 +80,9 @@ private:
   std::shared_ptr<Object> obj_;
 };
 
-// Parses one JSON document; throws std::runtime_error with line:column on bad input.
+// Parses one JSON document (RFC 8259: UTF-8, no comments, at most 256 nested arrays and
+// objects; of repeated keys find() sees the first); throws std::runtime_error naming the
+// line and column on bad input.
 Value parse(const std::string &text);
 // Reads and parses a file; the error names the file.
 Value parseFile(const std::string &path);
