@@ -106,6 +106,7 @@ __global__ void biasActHalfKernel(uint16_t *y, const float *bias, int64_t K, int
 struct CheckAccum {
   unsigned long long violations;
   unsigned long long nonFinite;
+  unsigned long long refNonFinite;   // ref or absref: a reference not fully written
   unsigned long long worstKey;       // (max ratio's float bits << 32) | index
   unsigned long long firstViolation; // min index outside the bound
   unsigned maxAbsDiffBits;           // non-negative floats order like their bit patterns
@@ -127,7 +128,7 @@ struct CheckArgs {
 // Pass 1 (relFloor < 0): the bound, maxima, sums and counts. Pass 2: element-wise relative
 // error, which needs max|ref| for its floor.
 __global__ void checkKernel(CheckArgs a, CheckAccum *acc) {
-  unsigned long long bad = 0, nonFinite = 0, worst = 0, first = ~0ull;
+  unsigned long long bad = 0, nonFinite = 0, refBad = 0, worst = 0, first = ~0ull;
   float maxDiff = 0, maxRef = 0, maxRel = 0;
   double sd = 0, sr = 0;
   const int64_t KPQ = a.K * a.PQ;
@@ -137,7 +138,12 @@ __global__ void checkKernel(CheckArgs a, CheckAccum *acc) {
       int64_t nn = i / KPQ, rem = i % KPQ;
       j = (nn * a.PQ + rem % a.PQ) * a.K + rem / a.PQ;
     }
-    float yv = fromHalfBits(a.y[j], a.bf16), r = a.ref[i];
+    float yv = fromHalfBits(a.y[j], a.bf16), r = a.ref[i], ar = a.absref[i];
+    if (!isfinite(r) || !isfinite(ar)) {
+      if (a.relFloor < 0)
+        ++refBad;
+      continue;
+    }
     if (a.relFloor >= 0) {
       if (isfinite(yv))
         maxRel = fmaxf(maxRel, fabsf(yv - r) / fmaxf(fabsf(r), a.relFloor));
@@ -146,7 +152,7 @@ __global__ void checkKernel(CheckArgs a, CheckAccum *acc) {
     maxRef = fmaxf(maxRef, fabsf(r));
     sr += (double)r * r;
     double d = fabs((double)yv - (double)r);
-    double bound = a.uT * (double)a.absref[i] + a.tinyT;
+    double bound = a.uT * (double)ar + a.tinyT;
     float ratio;
     if (!isfinite(yv)) {
       ++nonFinite;
@@ -167,6 +173,7 @@ __global__ void checkKernel(CheckArgs a, CheckAccum *acc) {
   for (int off = 16; off > 0; off >>= 1) {
     bad += __shfl_down_sync(0xffffffff, bad, off);
     nonFinite += __shfl_down_sync(0xffffffff, nonFinite, off);
+    refBad += __shfl_down_sync(0xffffffff, refBad, off);
     worst = max(worst, __shfl_down_sync(0xffffffff, worst, off));
     first = min(first, __shfl_down_sync(0xffffffff, first, off));
     maxDiff = fmaxf(maxDiff, __shfl_down_sync(0xffffffff, maxDiff, off));
@@ -185,6 +192,8 @@ __global__ void checkKernel(CheckArgs a, CheckAccum *acc) {
     atomicAdd(&acc->violations, bad);
   if (nonFinite)
     atomicAdd(&acc->nonFinite, nonFinite);
+  if (refBad)
+    atomicAdd(&acc->refNonFinite, refBad);
   atomicMax(&acc->worstKey, worst);
   atomicMin(&acc->firstViolation, first);
   atomicMax(&acc->maxAbsDiffBits, __float_as_uint(maxDiff));
@@ -296,6 +305,10 @@ HalfCheckResult checkHalf(const uint16_t *y, HalfLayout l, HalfType t, const flo
     CUDART_CHECK(cudaGetLastError());
     CUDART_CHECK(cudaMemcpyAsync(&h, acc, sizeof h, cudaMemcpyDeviceToHost, s));
     CUDART_CHECK(cudaStreamSynchronize(s));
+    if (h.refNonFinite)
+      throw std::runtime_error("half check: the FP32 reference has " +
+                               std::to_string(h.refNonFinite) +
+                               " non-finite or unwritten elements (ref or absref)");
     r.violations = h.violations;
     r.nonFinite = h.nonFinite;
     r.maxAbsDiff = __builtin_bit_cast(float, h.maxAbsDiffBits);
