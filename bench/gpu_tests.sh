@@ -19,6 +19,10 @@
 # (dir-*: --direct-inputs=2 on 1x1 filters, with padding, strides, groups past K, splits,
 # packed images past the batch, pieces, SM affinity, both folds), folded in PTX
 # (one from NVPTX at -O0) and in LLVM IR, each verified on the GPU against cuDNN FP32.
+# Half precision (half-*): hand-written f16/bf16 kernels from bench/make_fake_half_case.py
+# (no compiler needed), checked element-wise against their stated bound; the broken ones
+# (an output left unwritten, an output moved 2x past its bound) must be rejected by
+# spconv-bench (status "failed", exit 1), and count as passing when they are.
 # test/GPU/shapes.test runs a few of them through lit where a machine has both MLIR and a
 # GPU; the project's GPU machine has no MLIR, so there the cases are compiled here first
 # ("compile": OUTDIR/<shape>-p<P>/{kernels.json,kernels.cubin,weights.bin[,bias.bin]}),
@@ -33,7 +37,7 @@
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-[ $# -eq 2 ] || { sed -n '2,21p' "$0"; exit 2; }
+[ $# -eq 2 ] || { sed -n '2,25p' "$0"; exit 2; }
 mode="$1"; out="$2"
 
 # name|spconv-gen-conv shape flags[|spconv-translate flags] (the shapes of the CPU lit
@@ -139,21 +143,53 @@ shapes=(
   "dir-3x3-ignored|--shape 1,3,10,10,8,3,3 --pad 1,1,1,1|--direct-inputs=2"
 )
 sparsities=(0 0.5 0.9 1.0)
+# name|make_fake_half_case.py flags|the status spconv-bench must give (ok or failed)
+half_cases=(
+  "half-f16|--shape 2,8,10,11,6,3,3,1,1 --dtype f16 --bias --relu|ok"
+  "half-bf16|--shape 2,8,10,11,6,3,3,1,1 --dtype bf16 --bias --relu|ok"
+  "half-f16-s2-defaults|--shape 3,5,15,14,7,3,3,2,1 --dtype f16 --no-numerics --sparsity 0.5|ok"
+  "half-bf16-1x1-dense|--shape 4,24,7,7,20,1,1,1,0 --dtype bf16 --bias --sparsity 0|ok"
+  "half-f16-c64|--shape 2,64,14,14,16,3,3,1,1 --dtype f16 --sparsity 0|ok"
+  "half-f16-broken-skip|--shape 2,8,10,11,6,3,3,1,1 --dtype f16 --bias --relu --broken skip|failed"
+  "half-f16-broken-perturb|--shape 2,8,10,11,6,3,3,1,1 --dtype f16 --bias --relu --broken perturb|failed"
+  "half-bf16-broken-perturb|--shape 3,5,15,14,7,3,3,2,1 --dtype bf16 --broken perturb|failed"
+  "half-bf16-broken-skip|--shape 4,24,7,7,20,1,1,1,0 --dtype bf16 --bias --broken skip|failed"
+)
 if [ -n "${SPCONV_GPU_TESTS_ONLY:-}" ]; then
   kept=()
   for entry in "${shapes[@]}"; do
     [[ "${entry%%|*}" =~ $SPCONV_GPU_TESTS_ONLY ]] && kept+=("$entry")
   done
   shapes=("${kept[@]}")
+  kept=()
+  for entry in "${half_cases[@]}"; do
+    [[ "${entry%%|*}" =~ $SPCONV_GPU_TESTS_ONLY ]] && kept+=("$entry")
+  done
+  half_cases=("${kept[@]}")
 fi
 
 compile() {
   local bin="${SPCONV_BIN:-/work/main/build/bin}"
-  for tool in spconv-gen-conv spconv-translate; do
-    [ -x "$bin/$tool" ] || { echo "gpu_tests.sh: no $bin/$tool (set SPCONV_BIN)" >&2; exit 2; }
-  done
+  if [ ${#shapes[@]} -gt 0 ]; then
+    for tool in spconv-gen-conv spconv-translate; do
+      [ -x "$bin/$tool" ] || { echo "gpu_tests.sh: no $bin/$tool (set SPCONV_BIN)" >&2; exit 2; }
+    done
+  fi
   mkdir -p "$out"
   local status=0 n=0 entry name flags tflags p cdir
+  for entry in "${half_cases[@]}"; do
+    name="${entry%%|*}"; flags="${entry#*|}"; flags="${flags%|*}"
+    cdir="$out/$name"
+    rm -rf "$cdir"
+    # shellcheck disable=SC2086
+    if python3 "$here/make_fake_half_case.py" "$cdir" --layer "$name" $flags >/dev/null; then
+      rm -f "$cdir/kernels.cu" "$cdir/kernels.ptx"
+      n=$((n + 1))
+    else
+      echo "gpu_tests.sh: writing $name failed" >&2
+      status=1
+    fi
+  done
   for entry in "${shapes[@]}"; do
     name="${entry%%|*}"; flags="${entry#*|}"; tflags=""
     if [[ "$flags" == *"|"* ]]; then tflags="${flags#*|}"; flags="${flags%%|*}"; fi
@@ -188,24 +224,34 @@ run() {
   fi
   [ -d "$out" ] || { echo "gpu_tests.sh: no $out (run 'compile' first)" >&2; exit 2; }
   local summary="$out/gpu-tests.txt" status=0 pass=0 fail=0 dir cname args line rc entry p
+  local expect
   : > "$summary.tmp"
+  # Every case: its directory name and the status spconv-bench must give.
+  local cases=()
   for entry in "${shapes[@]}"; do
     for p in "${sparsities[@]}"; do
-      cname="${entry%%|*}-p$p"
-      dir="$out/$cname"
-      if [ ! -f "$dir/kernels.json" ]; then
-        line="FAIL $cname max_rel_err=- (not compiled: no $dir/kernels.json)"
-      else
-        args=(--launch "$dir/kernels.json" --module "$dir/kernels.cubin"
-              --weights "$dir/weights.bin" --out "$out/$cname.json"
-              --no-cusparse --no-tf32 --batches 5 --target-ms 2)
-        [ -f "$dir/bias.bin" ] && args+=(--bias "$dir/bias.bin")
-        rm -f "$out/$cname.json"
-        timeout "${SPCONV_CASE_TIMEOUT:-300}" "$bench" "${args[@]}" > "$out/$cname.log" 2>&1
-        rc=$?
-        line="$(python3 - "$out/$cname.json" "$cname" "$rc" <<'PY'
+      cases+=("${entry%%|*}-p$p|ok")
+    done
+  done
+  for entry in "${half_cases[@]}"; do
+    cases+=("${entry%%|*}|${entry##*|}")
+  done
+  for entry in "${cases[@]}"; do
+    cname="${entry%%|*}"; expect="${entry#*|}"
+    dir="$out/$cname"
+    if [ ! -f "$dir/kernels.json" ]; then
+      line="FAIL $cname max_rel_err=- (not compiled: no $dir/kernels.json)"
+    else
+      args=(--launch "$dir/kernels.json" --module "$dir/kernels.cubin"
+            --weights "$dir/weights.bin" --out "$out/$cname.json"
+            --no-cusparse --no-tf32 --batches 5 --target-ms 2)
+      [ -f "$dir/bias.bin" ] && args+=(--bias "$dir/bias.bin")
+      rm -f "$out/$cname.json"
+      timeout "${SPCONV_CASE_TIMEOUT:-300}" "$bench" "${args[@]}" > "$out/$cname.log" 2>&1
+      rc=$?
+      line="$(python3 - "$out/$cname.json" "$cname" "$rc" "$expect" <<'PY'
 import json, sys
-path, case, rc = sys.argv[1], sys.argv[2], int(sys.argv[3])
+path, case, rc, expect = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 try:
     r = json.load(open(path))
 except Exception as e:
@@ -213,19 +259,28 @@ except Exception as e:
     sys.exit(0)
 err = r.get("max_rel_err")
 err = "%.3e" % err if isinstance(err, (int, float)) else "-"
-ok = rc == 0 and r.get("status") == "ok"
-why = "" if ok else " (exit %d, status %s: %s)" % (rc, r.get("status"), str(r.get("error", ""))[:200])
+bound = r.get("max_err_over_bound")
+if "max_err_over_bound" in r:
+    err += " err/bound=%s" % ("%.3g" % bound if isinstance(bound, (int, float)) else "-")
+if expect == "failed":
+    # A broken kernel: spconv-bench must reject it in verification (exit 1).
+    ok = rc == 1 and r.get("status") == "failed"
+    why = " (rejected: %s)" % str(r.get("error", ""))[:200] if ok else \
+          " (exit %d, status %s, expected a rejection: %s)" % (rc, r.get("status"),
+                                                              str(r.get("error", ""))[:200])
+else:
+    ok = rc == 0 and r.get("status") == "ok"
+    why = "" if ok else " (exit %d, status %s: %s)" % (rc, r.get("status"), str(r.get("error", ""))[:200])
 print("%s %s max_rel_err=%s%s" % ("PASS" if ok else "FAIL", case, err, why))
 PY
 )"
-      fi
-      echo "$line"
-      echo "$line" >> "$summary.tmp"
-      case "$line" in
-        PASS*) pass=$((pass + 1)) ;;
-        *) fail=$((fail + 1)); status=1 ;;
-      esac
-    done
+    fi
+    echo "$line"
+    echo "$line" >> "$summary.tmp"
+    case "$line" in
+      PASS*) pass=$((pass + 1)) ;;
+      *) fail=$((fail + 1)); status=1 ;;
+    esac
   done
   { echo "gpu_tests.sh: $pass passed, $fail failed ($(date -u +%Y-%m-%dT%H:%M:%SZ), $bench)"
     cat "$summary.tmp"; } > "$summary"
@@ -237,5 +292,5 @@ PY
 case "$mode" in
   compile) compile ;;
   run) run ;;
-  *) sed -n '2,21p' "$0"; exit 2 ;;
+  *) sed -n '2,25p' "$0"; exit 2 ;;
 esac

@@ -386,8 +386,7 @@ void runBench(const Options &o, Value &report) {
   if (half) {
     CudnnConv ref(dnn, c, CUDNN_FMA_MATH, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, x.p, wr.p,
                   biasRoundedPtr, yRefH.p);
-    // Poisoned too: checkHalf counts an element whose ref or absref nobody wrote as outside
-    // the bound.
+    // Poisoned too: checkHalf rejects a ref or absref with an element nobody wrote.
     fillNaN(yRefH.p, outCount, stream);
     fillNaN(yAbs.p, outCount, stream);
     ref.run(stream);
