@@ -2,6 +2,7 @@
 forms those hand over (functional calls with weights as graph inputs; ATen ops with weights
 as attributes) are lifted and compiled like a module model, the backend specialises per
 input shape and per weight version, and the kernel cache keys agree across front ends."""
+import copy
 import os
 
 import pytest
@@ -199,6 +200,39 @@ def test_aten_graph_as_torch_export_gives_it(fake_compiler):
     sp = [mm for mm in cm.modules() if isinstance(mm, it.SpconvConv2d)]
     assert [s.activation for s in sp] == ["relu", "relu6"]
     assert close(cm(xin), m(xin))
+
+
+def test_graph_modules_that_refuse_eval_are_compiled(fake_compiler, tmp_path, monkeypatch):
+    """ExportedProgram.module() raises NotImplementedError on .eval() (PyTorch 2.11); its
+    graph is compiled all the same (a stand-in ExportedProgram class on torch 1.13)."""
+    class NoEval(torch.fx.GraphModule):
+        def eval(self):
+            raise NotImplementedError("Calling eval() is not supported yet.")
+
+        def train(self, mode=True):
+            if not mode:
+                raise NotImplementedError("Calling eval() is not supported yet.")
+            return self
+
+    class FakeExportedProgram:
+        def __init__(self, gm):
+            self.gm = gm
+
+        def module(self):  # a fresh module each call, as ExportedProgram.module() gives
+            return NoEval(self.gm, copy.deepcopy(self.gm.graph))
+
+    monkeypatch.setattr(it.pipeline, "exported_program_class", lambda: FakeExportedProgram)
+    m = module_net()
+    x = torch.randn(2, 3, 10, 10)
+    gm = torch.fx.symbolic_trace(FunctionalNet(m).eval())
+    ep = FakeExportedProgram(gm)
+    with pytest.raises(NotImplementedError):
+        ep.module().eval()
+    cm = it.compile(ep, (x,), out_dir=str(tmp_path), progress=False, sparsity_threshold=0.0)
+    assert isinstance(cm, NoEval)
+    assert len([mm for mm in cm.modules() if isinstance(mm, it.SpconvConv2d)]) == 2
+    assert close(cm(x), m(x))
+    assert close(it.load(ep, str(tmp_path))(x), m(x))
 
 
 def test_lift_leaves_non_constant_and_training_convs(fake_compiler):

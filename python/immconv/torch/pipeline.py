@@ -162,6 +162,15 @@ def plan(model, example_input, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD, ke
     return layers, kept
 
 
+def _eval(model):
+    """model.eval(), where the module allows it: an ExportedProgram's .module() refuses
+    (NotImplementedError); its graph is fixed, and lift.py takes only its eval-mode BNs."""
+    try:
+        model.eval()
+    except NotImplementedError:
+        pass
+
+
 def exported_program_class():
     export = getattr(torch, "export", None)
     return getattr(export, "ExportedProgram", None) if export is not None else None
@@ -343,7 +352,7 @@ def compile_graph(model, example_input, out_dir, *, sparsity_threshold=DEFAULT_S
     (lift.py) and `immconv_manifest` the manifest."""
     original = model
     model, frozen = prepare(model, example_input)
-    model.eval()
+    _eval(model)
     layers, kept = plan(model, example_input, sparsity_threshold, keep)
     cache = open_cache(kernel_cache)
     if out_dir is not None:
@@ -429,7 +438,7 @@ def apply_min_speedup(compiled, example_input, min_speedup, graphs=True, cache=N
 def load(model, out_dir):
     """The compiled model from a compile directory, without spconv-translate."""
     model, _ = prepare(model, None)
-    model.eval()
+    _eval(model)
     with open(os.path.join(out_dir, MANIFEST)) as f:
         manifest = json.load(f)
     if manifest.get("format") != "spconv-torch" or manifest.get("version") not in (1, 2):
@@ -452,7 +461,7 @@ def build(model, manifest, out_dir, inplace=False):
     """Rewrite a copy of `model` (model itself with inplace): each manifest layer's conv
     (+ bn, act) -> SpconvConv2d."""
     work = model if inplace else copy.deepcopy(model)
-    work.eval()
+    _eval(work)
     modules = dict(work.named_modules())
     sidecars = {}
     gm = trace(work)
