@@ -94,10 +94,20 @@ static FailureOr<std::string> emitPTXFoldedInLLVM(ModuleOp module,
   return ptx;
 }
 
+FoldLevel spconv::effectiveFoldLevel(ModuleOp module, const ArtifactOptions &options) {
+  if (options.foldAt != FoldLevel::PTX)
+    return options.foldAt;
+  WalkResult half = module.walk([](Conv2DOp op) {
+    return op.getInputType().getElementType().isF32() ? WalkResult::advance()
+                                                      : WalkResult::interrupt();
+  });
+  return half.wasInterrupted() ? FoldLevel::LLVM : FoldLevel::PTX;
+}
+
 FailureOr<PtxProgram> spconv::emitPTXProgram(ModuleOp module,
                                              const ArtifactOptions &options,
                                              CompileTimes *times) {
-  if (options.foldAt == FoldLevel::PTX)
+  if (effectiveFoldLevel(module, options) == FoldLevel::PTX)
     return emitPTXFoldedInPTX(module, options, times);
   FailureOr<std::string> ptx = emitPTXFoldedInLLVM(module, options, times);
   if (failed(ptx))
@@ -237,7 +247,8 @@ FailureOr<std::string> spconv::compileToCubin(ModuleOp module, const ArtifactOpt
     return failure();
   // One conv (usually one ptxas run, no linking) or the LLVM-level fold (one whole module):
   // nothing to overlap.
-  if (options.foldAt != FoldLevel::PTX || collectUncompiledConvs(module).size() < 2) {
+  if (effectiveFoldLevel(module, options) != FoldLevel::PTX ||
+      collectUncompiledConvs(module).size() < 2) {
     FailureOr<PtxProgram> built = emitPTXProgram(module, options, times);
     if (failed(built))
       return failure();

@@ -4,6 +4,7 @@
 #include "spconv/Dialect/Spconv/IR/SpconvOps.h"
 #include "spconv/Target/KernelArtifacts.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mlir;
@@ -17,6 +18,25 @@ static llvm::json::Array toJson(ArrayRef<int64_t> values) {
 }
 
 /// An integer attribute of `op`, or null when the compile did not record it.
+/// The numerics contract of a half-precision kernel (docs/design.md, "Half precision"):
+/// every output y of the kernel is within
+///   unit_roundoff * error_terms * absref + error_terms * tiny
+/// of the exact conv of the rounded input, weights and bias, where absref is that conv on
+/// their absolute values and tiny the type's subnormal step. A paired FMA rounds once: an
+/// output's accumulator takes one rounding per nonzero weight of its channel, one per split
+/// group's partial sum, and the bias rounding, so the number of terms is bounded by that.
+static llvm::json::Object numericsJson(const ConvShape &words, const Tiling &t,
+                                       int64_t maxChannelNnz) {
+  bool f16 = words.precision == Precision::f16;
+  int64_t terms = maxChannelNnz + std::max<int64_t>(1, t.splitC) + 1;
+  return llvm::json::Object{{"dtype", precisionName(words.precision)},
+                            {"accumulate", precisionName(words.precision)},
+                            {"pairing", pairingName(words.pairing)},
+                            {"unit_roundoff", f16 ? std::ldexp(1.0, -11) : std::ldexp(1.0, -8)},
+                            {"tiny", f16 ? std::ldexp(1.0, -24) : std::ldexp(1.0, -133)},
+                            {"error_terms", terms}};
+}
+
 static llvm::json::Value intAttr(Operation *op, StringRef name) {
   if (auto a = op->getAttrOfType<IntegerAttr>(name))
     return a.getInt();
@@ -35,13 +55,22 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
       op.emitError("conv has not been compiled (no '") << kKernelAttr << "')";
       return WalkResult::interrupt();
     }
-    ConvShape s = ConvShape::fromOp(op);
+    ConvShape words = ConvShape::fromOp(op);
+    // The tensors' shape (half precision: not the kernel's word shape).
+    ConvShape s = words.logical();
     Tiling t = tilingFromLaunchAttr(launch);
     FailureOr<std::vector<float>> w = readF32Elements(op.getWeights());
-    int64_t nnz = 0;
+    int64_t nnz = 0, maxChannelNnz = 0;
+    int64_t perChannel = s.numWeights() / s.k;
     if (succeeded(w))
-      for (float v : *w)
-        nnz += v != 0.0f;
+      for (int64_t k = 0; k < s.k; ++k) {
+        int64_t channelNnz = 0;
+        for (int64_t i = 0; i < perChannel; ++i)
+          channelNnz += (*w)[k * perChannel + i] != 0.0f;
+        nnz += channelNnz;
+        maxChannelNnz = std::max(maxChannelNnz, channelNnz);
+      }
+    const char *dtype = precisionName(s.precision);
     std::string loc;
     llvm::raw_string_ostream locOs(loc);
     op.getLoc().print(locOs);
@@ -51,7 +80,7 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
     };
     auto shared = launch.getAs<IntegerAttr>("shared_bytes");
     auto minBlocks = launch.getAs<IntegerAttr>("min_blocks_per_sm");
-    kernels.push_back(llvm::json::Object{
+    llvm::json::Object entry{
         {"entry", kernel.getLeafReference().getValue().str()},
         {"source_location", loc},
         {"grid", ints("grid")},
@@ -62,11 +91,11 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
          llvm::json::Array{
              llvm::json::Object{{"name", "input"},
                                 {"role", "input"},
-                                {"dtype", "f32"},
+                                {"dtype", dtype},
                                 {"shape", toJson({s.n, s.c, s.h, s.w})}},
              llvm::json::Object{{"name", "output"},
                                 {"role", "output"},
-                                {"dtype", "f32"},
+                                {"dtype", dtype},
                                 {"shape", toJson({s.n, s.k, s.p, s.q})}}}},
         {"conv",
          llvm::json::Object{{"N", s.n},
@@ -105,7 +134,10 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
                                       {"async_staging", t.asyncStaging != 1},
                                       {"adjacent_columns", t.adjacentColumns()},
                                       {"direct_inputs", t.readsInputsDirectly()}}},
-    });
+    };
+    if (s.isHalf())
+      entry["numerics"] = numericsJson(words, t, maxChannelNnz);
+    kernels.push_back(std::move(entry));
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
@@ -119,7 +151,8 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
     root["ptx"] = ptxFile.str();
   if (!cubinFile.empty())
     root["cubin"] = cubinFile.str();
-  root["fold_at"] = options.foldAt == FoldLevel::PTX ? "ptx" : "llvm";
+  FoldLevel foldAt = effectiveFoldLevel(module, options);
+  root["fold_at"] = foldAt == FoldLevel::PTX ? "ptx" : "llvm";
   if (times) {
     root["compile_seconds"] = llvm::json::Object{{"lower_and_fold", times->lowerAndFold},
                                                  {"nvptx", times->nvptx},
@@ -140,7 +173,7 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
     }
     // Counted by the PTX-level fold; spconv-compile-kernels reports its own as pass
     // statistics.
-    if (options.foldAt == FoldLevel::PTX)
+    if (foldAt == FoldLevel::PTX)
       root["template_cache"] =
           llvm::json::Object{{"hits", times->cacheHits}, {"misses", times->cacheMisses}};
   }

@@ -240,8 +240,9 @@ struct FoldChannelAffine : OpRewritePattern<Conv2DOp> {
         !conv.getBiasAttr() && llvm::all_of(f->b, [](double b) { return b == 0.0; });
     auto biasType = RankedTensorType::get({k}, rewriter.getF32Type());
     ElementsAttr newWeights = unscaled ? conv.getWeights()
-                                       : makeWeights(conv.getWeightsType(), *weights,
-                                                     "folded_weights");
+                                       : makeWeights(conv.getWeightsType().clone(
+                                                         rewriter.getF32Type()),
+                                                     *weights, "folded_weights");
     // K floats: a plain dense attribute, printed readably.
     ElementsAttr newBias =
         noBias ? ElementsAttr()
@@ -249,7 +250,7 @@ struct FoldChannelAffine : OpRewritePattern<Conv2DOp> {
     rewriter.replaceOpWithNewOp<Conv2DOp>(
         g, res.getType(), conv.getInput(), newWeights, newBias, conv.getStridesAttr(),
         conv.getPaddingAttr(), conv.getDilationsAttr(), conv.getGroupsAttr(),
-        ActivationAttr::get(getContext(), activation));
+        ActivationAttr::get(getContext(), activation), conv.getPairingAttr());
     rewriter.eraseOp(conv);
     return success();
   }

@@ -32,9 +32,35 @@ static std::optional<float> getF32Constant(LLVM::ConstantOp c) {
   return attr.getValue().convertToFloat();
 }
 
+/// A half-precision template's word constant, vector<2 x f16/bf16>, as its 32 bits (lo
+/// half first), and its element type.
+static std::optional<std::pair<uint32_t, FloatType>> getHalfWordConstant(LLVM::ConstantOp c) {
+  auto attr = llvm::dyn_cast<DenseFPElementsAttr>(c.getValue());
+  if (!attr || attr.getNumElements() != 2 || attr.getType().getRank() != 1)
+    return std::nullopt;
+  auto elem = llvm::dyn_cast<FloatType>(attr.getElementType());
+  if (!elem || !(elem.isF16() || elem.isBF16()))
+    return std::nullopt;
+  auto values = attr.getValues<APFloat>();
+  uint32_t lo = values[0].bitcastToAPInt().getZExtValue(),
+           hi = values[1].bitcastToAPInt().getZExtValue();
+  return std::make_pair(hi << 16 | lo, elem);
+}
+
 static bool isF32Constant(Operation *op) {
   auto c = dyn_cast<LLVM::ConstantOp>(op);
-  return c && getF32Constant(c).has_value();
+  return c && (getF32Constant(c).has_value() || getHalfWordConstant(c).has_value());
+}
+
+/// Whether `c` still holds a weight placeholder (f32 or half word).
+static bool holdsWeightPlaceholder(LLVM::ConstantOp c) {
+  if (std::optional<float> v = getF32Constant(c))
+    return placeholder::decodeWeight(*v).has_value();
+  if (auto word = getHalfWordConstant(c)) {
+    std::optional<placeholder::HalfPlaceholder> p = placeholder::decodeHalfWord(word->first);
+    return p && !p->isBias;
+  }
+  return false;
 }
 
 /// Erases `op` if it is dead and, transitively, the producers that become dead with it.
@@ -83,28 +109,63 @@ FailureOr<FoldCounts> spconv::foldWeightsInto(Operation *kernel, ElementsAttr we
   }
 
   SmallVector<LLVM::ConstantOp> constants;
+  FloatType halfType;
   kernel->walk([&](LLVM::ConstantOp c) {
-    if (getF32Constant(c))
+    if (getF32Constant(c)) {
       constants.push_back(c);
+    } else if (auto word = getHalfWordConstant(c)) {
+      constants.push_back(c);
+      halfType = word->second;
+    }
   });
+  // Half precision: the weights and bias rounded to the kernel's type, refused where a
+  // nonzero value would become zero or a finite one infinite (SpconvOps.td).
+  if (halfType) {
+    int64_t crossed;
+    for (auto [values, what] : {std::make_pair(&*weights, "weight"),
+                                std::make_pair(&bias, "bias value")}) {
+      FailureOr<std::vector<float>> r = roundToPrecision(*values, halfType, crossed);
+      if (failed(r))
+        return emitError(diagLoc, "") << what << " " << crossed << " ("
+                                      << (*values)[crossed]
+                                      << ") would round to zero or overflow in " << halfType
+                                      << "; rescale the layer or keep it in f32";
+      *values = std::move(*r);
+    }
+  }
 
   FoldCounts counts;
   OpBuilder b(kernel->getContext());
   for (LLVM::ConstantOp c : constants) {
-    float value = *getF32Constant(c);
-    if (std::optional<int64_t> bi = placeholder::decodeBias(value)) {
+    std::optional<int64_t> wi, bi;
+    auto word = getHalfWordConstant(c);
+    if (word) {
+      if (auto p = placeholder::decodeHalfWord(word->first))
+        (p->isBias ? bi : wi) = p->index;
+    } else {
+      float value = *getF32Constant(c);
+      bi = placeholder::decodeBias(value);
+      wi = placeholder::decodeWeight(value);
+    }
+    // The real value, in the constant's type: f32, or the pair (v, v).
+    auto valueAttr = [&](float v) -> TypedAttr {
+      if (!word)
+        return b.getF32FloatAttr(v);
+      return DenseElementsAttr::get(llvm::cast<ShapedType>(c.getType()),
+                                    b.getFloatAttr(word->second, v));
+    };
+    if (bi) {
       if (*bi >= static_cast<int64_t>(bias.size()))
         return emitError(diagLoc, "bias placeholder ") << *bi << " is out of range";
-      c.setValueAttr(b.getF32FloatAttr(bias[*bi]));
+      c.setValueAttr(valueAttr(bias[*bi]));
       continue;
     }
-    std::optional<int64_t> wi = placeholder::decodeWeight(value);
     if (!wi)
       continue;
     if (*wi >= static_cast<int64_t>(weights->size()))
       return emitError(diagLoc, "weight placeholder ") << *wi << " is out of range";
     float w = (*weights)[*wi];
-    c.setValueAttr(b.getF32FloatAttr(w));
+    c.setValueAttr(valueAttr(w));
     bool isZero = w == 0.0f; // true for +0.0 and -0.0
     SmallVector<Operation *> users(c->getUsers().begin(), c->getUsers().end());
     for (Operation *user : users) {
@@ -180,9 +241,7 @@ struct SpconvFoldWeightsPass
         return WalkResult::advance();
       op->removeAttr(kTemplateAttr);
       WalkResult hasPlaceholder = op->walk([](LLVM::ConstantOp c) {
-        std::optional<float> v = getF32Constant(c);
-        return v && placeholder::decodeWeight(*v) ? WalkResult::interrupt()
-                                                  : WalkResult::advance();
+        return holdsWeightPlaceholder(c) ? WalkResult::interrupt() : WalkResult::advance();
       });
       if (!hasPlaceholder.wasInterrupted())
         return WalkResult::advance();

@@ -176,7 +176,7 @@ LogicalResult replaceWithSpconv(ConvOp conv, ElementsAttr weights, int64_t group
       conv, resultType, input, weights, *bias, rewriter.getDenseI64ArrayAttr(strides),
       rewriter.getDenseI64ArrayAttr(padding), rewriter.getDenseI64ArrayAttr(dilations),
       rewriter.getI64IntegerAttr(groups),
-      ActivationAttr::get(rewriter.getContext(), Activation::none));
+      ActivationAttr::get(rewriter.getContext(), Activation::none), OutputPairingAttr());
   return success();
 }
 
@@ -337,7 +337,8 @@ struct FuseEpilogue : OpRewritePattern<Conv2DOp> {
         user, res.getType(), conv.getInput(), conv.getWeights(),
         e->bias ? e->bias : conv.getBiasAttr(), conv.getStridesAttr(), conv.getPaddingAttr(),
         conv.getDilationsAttr(), conv.getGroupsAttr(),
-        e->relu ? ActivationAttr::get(getContext(), Activation::relu) : conv.getActivationAttr());
+        e->relu ? ActivationAttr::get(getContext(), Activation::relu) : conv.getActivationAttr(),
+        conv.getPairingAttr());
     rewriter.eraseOp(conv);
     return success();
   }

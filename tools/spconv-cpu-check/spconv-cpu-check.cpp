@@ -167,24 +167,29 @@ struct ConvCase {
 /// The poison: a quiet NaN with a payload arithmetic never produces, so an unwritten output
 /// is told apart from a NaN the kernel computed (from a NaN or Inf weight, say).
 constexpr uint32_t kPoisonBits = 0x7FE5A5A5u;
-static float poison() { return llvm::bit_cast<float>(kPoisonBits); }
+/// Half precision's: a NaN both as an f16 and as a bf16.
+constexpr uint16_t kHalfPoisonBits = 0x7FA5u;
+template <typename T> static T poisonOf();
+template <> float poisonOf<float>() { return llvm::bit_cast<float>(kPoisonBits); }
+template <> uint16_t poisonOf<uint16_t>() { return kHalfPoisonBits; }
 static bool isPoison(float f) { return llvm::bit_cast<uint32_t>(f) == kPoisonBits; }
+static bool isPoison(uint16_t h) { return h == kHalfPoisonBits; }
 
 /// A buffer with poisoned guard zones on both sides of the data, which catch stray writes,
 /// placed so that its end touches an inaccessible page: a kernel reading more than kGuard
 /// elements past the end (say, input channels past C) faults instead of reading whatever
 /// the heap holds there. The page before the buffer is inaccessible too.
-struct GuardedBuffer {
+template <typename T> struct GuardedBuffer {
   static constexpr int64_t kGuard = 64;
   // llvm::sys::Memory cannot make a page inaccessible (it requires read or write), hence
   // plain mmap/mprotect.
   char *base = nullptr;
   size_t mappedBytes = 0;
-  float *storage = nullptr;
+  T *storage = nullptr;
   int64_t size;
   explicit GuardedBuffer(int64_t size) : size(size) {
     size_t page = llvm::sys::Process::getPageSizeEstimate();
-    size_t bytes = (size + 2 * kGuard) * sizeof(float);
+    size_t bytes = (size + 2 * kGuard) * sizeof(T);
     size_t dataPages = (bytes + page - 1) / page;
     mappedBytes = (dataPages + 2) * page;
     void *p = mmap(nullptr, mappedBytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -193,22 +198,22 @@ struct GuardedBuffer {
     base = static_cast<char *>(p);
     if (mprotect(base + page, dataPages * page, PROT_READ | PROT_WRITE) != 0)
       llvm::report_fatal_error("cannot map the check's buffers");
-    storage = reinterpret_cast<float *>(base + (dataPages + 1) * page - bytes);
-    std::fill(storage, storage + size + 2 * kGuard, poison());
+    storage = reinterpret_cast<T *>(base + (dataPages + 1) * page - bytes);
+    std::fill(storage, storage + size + 2 * kGuard, poisonOf<T>());
   }
   GuardedBuffer(const GuardedBuffer &) = delete;
   GuardedBuffer &operator=(const GuardedBuffer &) = delete;
   ~GuardedBuffer() { munmap(base, mappedBytes); }
-  float *data() { return storage + kGuard; }
-  const float *data() const { return storage + kGuard; }
+  T *data() { return storage + kGuard; }
+  const T *data() const { return storage + kGuard; }
   bool guardsIntact() const {
     for (int64_t i = 0; i < kGuard; ++i)
       if (!isPoison(storage[i]) || !isPoison(storage[kGuard + size + i]))
         return false;
     return true;
   }
-  StridedMemRefType<float, 4> descriptor(int64_t d0, int64_t d1, int64_t d2, int64_t d3) {
-    StridedMemRefType<float, 4> m;
+  StridedMemRefType<T, 4> descriptor(int64_t d0, int64_t d1, int64_t d2, int64_t d3) {
+    StridedMemRefType<T, 4> m;
     m.basePtr = m.data = data();
     m.offset = 0;
     int64_t sizes[4] = {d0, d1, d2, d3};
@@ -236,7 +241,11 @@ static int64_t countZeroFMAs(Operation *kernel) {
     for (Value v : {fma.getA(), fma.getB()}) {
       auto c = v.getDefiningOp<LLVM::ConstantOp>();
       auto f = c ? llvm::dyn_cast<FloatAttr>(c.getValue()) : FloatAttr();
-      if (f && f.getValue().isZero()) {
+      // Half precision: the word (w, w) of a zero weight.
+      auto word = c ? llvm::dyn_cast<DenseFPElementsAttr>(c.getValue()) : DenseFPElementsAttr();
+      bool zeroWord = word && llvm::all_of(word.getValues<APFloat>(),
+                                           [](const APFloat &h) { return h.isZero(); });
+      if ((f && f.getValue().isZero()) || zeroWord) {
         ++n;
         return;
       }
@@ -247,14 +256,17 @@ static int64_t countZeroFMAs(Operation *kernel) {
 
 /// The direct convolution in double over the zero-padded input, NCHW x K(C/groups)RS -> NKPQ,
 /// bias then the activation. Output channel k reads the input channels of its group only.
-static std::vector<double> reference(const ConvCase &cc, const float *in) {
-  const ConvShape &s = cc.shape;
+static std::vector<double> reference(const ConvCase &cc, const float *in,
+                                     bool absolute = false) {
+  const ConvShape s = cc.shape.logical();
   std::vector<double> out(s.n * s.k * s.p * s.q);
   for (int64_t n = 0; n < s.n; ++n)
     for (int64_t k = 0; k < s.k; ++k)
       for (int64_t p = 0; p < s.p; ++p)
         for (int64_t q = 0; q < s.q; ++q) {
           double acc = cc.bias.empty() ? 0.0 : double(cc.bias[k]);
+          if (absolute)
+            acc = std::fabs(acc);
           int64_t cFirst = k / s.kpg() * s.cpg();
           for (int64_t cg = 0; cg < s.cpg(); ++cg)
             for (int64_t r = 0; r < s.r; ++r)
@@ -266,8 +278,13 @@ static std::vector<double> reference(const ConvCase &cc, const float *in) {
                 bool inside = y >= 0 && y < s.h && x >= 0 && x < s.w;
                 int64_t c = cFirst + cg;
                 double v = inside ? double(in[((n * s.c + c) * s.h + y) * s.w + x]) : 0.0;
-                acc += double(cc.weights[((k * s.cpg() + cg) * s.r + r) * s.s + x0]) * v;
+                double w = cc.weights[((k * s.cpg() + cg) * s.r + r) * s.s + x0];
+                acc += absolute ? std::fabs(w * v) : w * v;
               }
+          if (absolute) {
+            out[((n * s.k + k) * s.p + p) * s.q + q] = acc;
+            continue;
+          }
           if (s.activation != Epilogue::none && !std::isnan(acc)) // maximumf: NaN propagates
             acc = std::max(acc, 0.0);
           if (s.activation == Epilogue::relu6 && !std::isnan(acc))
@@ -275,6 +292,23 @@ static std::vector<double> reference(const ConvCase &cc, const float *in) {
           out[((n * s.k + k) * s.p + p) * s.q + q] = acc;
         }
   return out;
+}
+
+static const llvm::fltSemantics &halfSemantics(Precision p) {
+  return p == Precision::bf16 ? llvm::APFloat::BFloat() : llvm::APFloat::IEEEhalf();
+}
+/// f32 to f16/bf16 bits, to nearest, ties to even (what the kernel's input holds), and back.
+static uint16_t toHalfBits(float v, const llvm::fltSemantics &sem) {
+  llvm::APFloat f(v);
+  bool lost;
+  f.convert(sem, llvm::APFloat::rmNearestTiesToEven, &lost);
+  return uint16_t(f.bitcastToAPInt().getZExtValue());
+}
+static float fromHalfBits(uint16_t bits, const llvm::fltSemantics &sem) {
+  llvm::APFloat f(sem, llvm::APInt(16, bits));
+  bool lost;
+  f.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven, &lost);
+  return f.convertToFloat();
 }
 
 static std::string fmt(double v) {
@@ -474,7 +508,7 @@ int main(int argc, char **argv) {
   bool allPass = true;
   for (size_t i = 0; i < cases.size(); ++i) {
     ConvCase &cc = cases[i];
-    const ConvShape &s = cc.shape;
+    const ConvShape s = cc.shape.logical();
     std::string symbol = "_mlir_ciface_" + cc.kernel;
     auto fnOrErr = (*engine)->lookup(symbol);
     if (!fnOrErr) {
@@ -482,30 +516,89 @@ int main(int argc, char **argv) {
                                          << llvm::toString(fnOrErr.takeError());
       return 1;
     }
-    using KernelFn = void (*)(StridedMemRefType<float, 4> *, StridedMemRefType<float, 4> *);
-    auto fn = reinterpret_cast<KernelFn>(*fnOrErr);
-
-    GuardedBuffer in(s.n * s.c * s.h * s.w), out(s.n * s.k * s.p * s.q);
-    for (int64_t e = 0; e < in.size; ++e)
-      in.data()[e] = normal(rng);
-    auto inDesc = in.descriptor(s.n, s.c, s.h, s.w);
-    auto outDesc = out.descriptor(s.n, s.k, s.p, s.q);
-    fn(&inDesc, &outDesc);
-    if (testPoisonOutput >= 0 && testPoisonOutput < out.size)
-      out.data()[testPoisonOutput] = poison();
-
+    // The kernel's input and output: f32, or f16/bf16 bits (the logical shape: a
+    // half-precision kernel's word shape is internal to it).
+    bool half = cc.shape.isHalf();
+    int64_t inSize = s.n * s.c * s.h * s.w, outSize = s.n * s.k * s.p * s.q;
+    std::vector<float> inValues(inSize), outValues(outSize);
+    std::vector<bool> unwrittenAt(outSize);
+    for (float &v : inValues)
+      v = normal(rng);
+    bool guardsIntact;
     ConvCase refCase = cc;
+    if (!half) {
+      using KernelFn = void (*)(StridedMemRefType<float, 4> *, StridedMemRefType<float, 4> *);
+      auto fn = reinterpret_cast<KernelFn>(*fnOrErr);
+      GuardedBuffer<float> in(inSize), out(outSize);
+      std::copy(inValues.begin(), inValues.end(), in.data());
+      auto inDesc = in.descriptor(s.n, s.c, s.h, s.w);
+      auto outDesc = out.descriptor(s.n, s.k, s.p, s.q);
+      fn(&inDesc, &outDesc);
+      if (testPoisonOutput >= 0 && testPoisonOutput < out.size)
+        out.data()[testPoisonOutput] = poisonOf<float>();
+      for (int64_t e = 0; e < outSize; ++e) {
+        outValues[e] = out.data()[e];
+        unwrittenAt[e] = isPoison(out.data()[e]);
+      }
+      guardsIntact = in.guardsIntact() && out.guardsIntact();
+    } else {
+      using KernelFn =
+          void (*)(StridedMemRefType<uint16_t, 4> *, StridedMemRefType<uint16_t, 4> *);
+      auto fn = reinterpret_cast<KernelFn>(*fnOrErr);
+      const llvm::fltSemantics &sem = halfSemantics(cc.shape.precision);
+      GuardedBuffer<uint16_t> in(inSize), out(outSize);
+      for (int64_t e = 0; e < inSize; ++e) {
+        in.data()[e] = toHalfBits(inValues[e], sem);
+        inValues[e] = fromHalfBits(in.data()[e], sem);
+      }
+      auto inDesc = in.descriptor(s.n, s.c, s.h, s.w);
+      auto outDesc = out.descriptor(s.n, s.k, s.p, s.q);
+      fn(&inDesc, &outDesc);
+      if (testPoisonOutput >= 0 && testPoisonOutput < out.size)
+        out.data()[testPoisonOutput] = poisonOf<uint16_t>();
+      for (int64_t e = 0; e < outSize; ++e) {
+        outValues[e] = fromHalfBits(out.data()[e], sem);
+        unwrittenAt[e] = isPoison(out.data()[e]);
+      }
+      guardsIntact = in.guardsIntact() && out.guardsIntact();
+      // The reference computes with what the kernel computes with: the weights and bias
+      // rounded to its type (spconv-fold-weights refused the compile otherwise).
+      int64_t crossed;
+      Type elem = cc.shape.precision == Precision::f16 ? Type(Float16Type::get(&context))
+                                                       : Type(BFloat16Type::get(&context));
+      refCase.weights = *roundToPrecision(cc.weights, elem, crossed);
+      refCase.bias = *roundToPrecision(cc.bias, elem, crossed);
+    }
+
     if (testPerturbWeight >= 0 && testPerturbWeight < int64_t(cc.weights.size()))
       refCase.weights[testPerturbWeight] += 1.0f;
-    std::vector<double> ref = reference(refCase, in.data());
-    double maxRef = 0.0, maxErr = 0.0;
+    std::vector<double> ref = reference(refCase, inValues.data());
+    // Half precision: the stated bound (docs/design.md, "Half precision") instead of a
+    // relative tolerance: unit roundoff x terms x the conv of the absolute values.
+    std::vector<double> absRef;
+    double unitRoundoff = 0, tiny = 0;
+    int64_t terms = 0;
+    if (half) {
+      absRef = reference(refCase, inValues.data(), /*absolute=*/true);
+      bool f16 = cc.shape.precision == Precision::f16;
+      unitRoundoff = std::ldexp(1.0, f16 ? -11 : -8);
+      tiny = std::ldexp(1.0, f16 ? -24 : -133);
+      int64_t perChannel = int64_t(cc.weights.size()) / s.k, maxNnz = 0;
+      for (int64_t k = 0; k < s.k; ++k)
+        maxNnz = std::max<int64_t>(
+            maxNnz, std::count_if(cc.weights.begin() + k * perChannel,
+                                  cc.weights.begin() + (k + 1) * perChannel,
+                                  [](float w) { return w != 0.0f; }));
+      terms = maxNnz + std::max<int64_t>(1, cc.tiling.splitC) + 1;
+    }
+    double maxRef = 0.0, maxErr = 0.0, maxBoundRatio = 0.0;
     int64_t worst = -1, unwritten = 0;
-    for (int64_t e = 0; e < out.size; ++e) {
-      double o = out.data()[e], r = ref[e];
+    for (int64_t e = 0; e < outSize; ++e) {
+      double o = outValues[e], r = ref[e];
       if (std::isfinite(r))
         maxRef = std::max(maxRef, std::fabs(r));
       double err;
-      if (isPoison(out.data()[e])) {
+      if (unwrittenAt[e]) {
         ++unwritten;
         err = std::numeric_limits<double>::infinity();
       } else if (std::isnan(r) || std::isinf(r) || std::isnan(o) || std::isinf(o)) {
@@ -514,6 +607,10 @@ int main(int argc, char **argv) {
         err = same ? 0.0 : std::numeric_limits<double>::infinity();
       } else {
         err = std::fabs(o - r);
+      }
+      if (half) {
+        double bound = unitRoundoff * terms * absRef[e] + terms * tiny;
+        maxBoundRatio = std::max(maxBoundRatio, err / bound);
       }
       if (worst < 0 || err > maxErr) {
         maxErr = err;
@@ -530,11 +627,14 @@ int main(int argc, char **argv) {
     int64_t wantDeleted = int64_t(cc.weights.size()) * opt - wantKept;
 
     std::vector<std::string> problems;
-    if (!(relErr <= tolerance))
+    if (!half && !(relErr <= tolerance))
       problems.push_back("max-rel-err above tolerance " + fmt(tolerance));
+    if (half && !(maxBoundRatio <= 1.0))
+      problems.push_back("an output is " + fmt(maxBoundRatio) + " x the stated error bound (" +
+                         std::to_string(terms) + " terms)");
     if (unwritten)
       problems.push_back(std::to_string(unwritten) + " outputs never written (still poison)");
-    if (!in.guardsIntact() || !out.guardsIntact())
+    if (!guardsIntact)
       problems.push_back("a guard zone around the buffers was overwritten");
     if (cc.fmasKept != wantKept || cc.fmasDeleted != wantDeleted)
       problems.push_back("expected fmas-kept " + std::to_string(wantKept) + " fmas-deleted " +
@@ -546,15 +646,16 @@ int main(int argc, char **argv) {
     bool pass = problems.empty();
     allPass &= pass;
 
-    llvm::outs() << (pass ? "PASS" : "FAIL") << " conv " << i << ": shape " << s.str()
+    llvm::outs() << (pass ? "PASS" : "FAIL") << " conv " << i << ": shape " << cc.shape.str()
                  << " tiling " << cc.tiling.str() << " max-rel-err " << fmt(relErr)
+                 << (half ? " of-bound " + fmt(maxBoundRatio) : std::string())
                  << " fmas-kept " << cc.fmasKept << " fmas-deleted " << cc.fmasDeleted << "\n";
     if (!pass) {
       int64_t e = worst;
       int64_t q = e % s.q, p = (e / s.q) % s.p, k = (e / (s.q * s.p)) % s.k,
               n = e / (s.q * s.p * s.k);
       llvm::outs() << "  worst at [" << n << "," << k << "," << p << "," << q << "]: got "
-                   << fmt(out.data()[e]) << " want " << fmt(ref[e]) << " (max|ref| "
+                   << fmt(outValues[e]) << " want " << fmt(ref[e]) << " (max|ref| "
                    << fmt(maxRef) << ")\n";
       for (const std::string &p : problems)
         llvm::outs() << "  " << p << "\n";

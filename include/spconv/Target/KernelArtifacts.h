@@ -9,6 +9,7 @@
 #define SPCONV_TARGET_KERNELARTIFACTS_H
 
 #include "spconv/Conversion/ConvTemplate/ConvShape.h"
+#include "spconv/Target/PtxAssembler.h"
 #include "spconv/Target/PtxBlockTemplate.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -58,7 +59,7 @@ struct ArtifactOptions {
   bool shareStaging = true;
   unsigned jobs = 0;            // concurrent ptxas runs (0 = the machine's cores)
   uint64_t ptxasMemoryBudget = 2048ull << 20; // bytes for the concurrent ptxas runs
-  bool progress = false;        // a line on stderr per assembled unit
+  ProgressMode progress = ProgressMode::None; // ptxas units on stderr (PtxAssembler.h)
 };
 
 /// The PTX of a compile: units that ptxas can assemble one by one (the PTX-level fold), or
@@ -92,6 +93,11 @@ mlir::FailureOr<std::string> serializeToPTX(mlir::gpu::GPUModuleOp kernels);
 
 /// Compiles every uncompiled conv, folding at `options.foldAt`, and returns the PTX of
 /// their kernels.
+/// Where `module`'s weights are folded: `options.foldAt`, except that a module with a
+/// half-precision conv is folded in LLVM IR (the PTX-level stamper rewrites f32 FMAs only;
+/// docs/design.md, "Half precision").
+FoldLevel effectiveFoldLevel(mlir::ModuleOp module, const ArtifactOptions &options);
+
 mlir::FailureOr<PtxProgram> emitPTXProgram(mlir::ModuleOp module,
                                            const ArtifactOptions &options,
                                            CompileTimes *times = nullptr);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+using namespace mlir;
 using namespace spconv;
 
 ConvShape ConvShape::fromOp(Conv2DOp op) {
@@ -32,7 +33,69 @@ ConvShape ConvShape::fromOp(Conv2DOp op) {
   s.hasBias = static_cast<bool>(op.getBiasAttr());
   s.activation = static_cast<Epilogue>(op.getActivation());
   s.groups = op.getGroups();
+  Type elem = op.getInputType().getElementType();
+  s.precision = elem.isF16() ? Precision::f16 : elem.isBF16() ? Precision::bf16 : Precision::f32;
+  if (!s.isHalf())
+    return s;
+  Pairing pairing =
+      op.getPairing() ? static_cast<Pairing>(*op.getPairing()) : Pairing::none;
+  return paired(s, pairing == Pairing::none ? choosePairing(s) : pairing);
+}
+
+ConvShape ConvShape::paired(ConvShape s, Pairing p) {
+  s.pairing = p;
+  int64_t *dim = p == Pairing::images ? &s.n : p == Pairing::rows ? &s.p
+                 : p == Pairing::columns ? &s.q : nullptr;
+  if (!dim)
+    return s;
+  s.pairedExtent = *dim;
+  *dim = (*dim + 1) / 2;
   return s;
+}
+
+ConvShape ConvShape::logical() const {
+  ConvShape s = *this;
+  if (pairing == Pairing::images)
+    s.n = pairedExtent;
+  else if (pairing == Pairing::rows)
+    s.p = pairedExtent;
+  else if (pairing == Pairing::columns)
+    s.q = pairedExtent;
+  s.pairing = Pairing::none;
+  s.pairedExtent = 0;
+  return s;
+}
+
+Pairing spconv::choosePairing(const ConvShape &logical) {
+  if (logical.n >= 2)
+    return Pairing::images;
+  return logical.q >= 2 ? Pairing::columns : Pairing::rows;
+}
+
+const char *spconv::precisionName(Precision p) {
+  switch (p) {
+  case Precision::f32:
+    return "f32";
+  case Precision::f16:
+    return "f16";
+  case Precision::bf16:
+    return "bf16";
+  }
+  return "f32";
+}
+
+const char *spconv::pairingName(Pairing p) {
+  switch (p) {
+  case Pairing::none:
+    return "none";
+  case Pairing::images:
+    return "images";
+  case Pairing::rows:
+    return "rows";
+  case Pairing::columns:
+    return "columns";
+  }
+  return "none";
 }
 
 const char *spconv::epilogueName(Epilogue e) {
@@ -53,7 +116,12 @@ std::string ConvShape::str() const {
                        n, c, h, w, k, r, s, p, q, sh, sw, pt, pl, pb, pr, dh, dw, hasBias,
                        epilogueName(activation))
              .str() +
-         (groups > 1 ? "g" + std::to_string(groups) : std::string());
+         (groups > 1 ? "g" + std::to_string(groups) : std::string()) +
+         // f32 keys are what they were before half precision: cached templates stay valid.
+         (isHalf() ? llvm::formatv("{0}pair{1}e{2}", precisionName(precision),
+                                   pairingName(pairing), pairedExtent)
+                         .str()
+                   : std::string());
 }
 
 std::string Tiling::str() const {
@@ -481,7 +549,9 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
   // output per thread), unless asked not to: ResNet-50 at batch 64 5.62 -> 5.03 ms, every
   // 1x1 conv 1.01-1.50x (docs/tuning-log.md, "Direct inputs"). They have no staging to
   // loop over or to copy asynchronously.
-  if (t.directInputs == 1 || sh.r != 1 || sh.s != 1 || t.outputsPerThread != 1)
+  // Half precision stages both halves of a word from two places (ConvShape::pairing):
+  // neither one global read per FMA input nor one cp.async per tile word can do that.
+  if (t.directInputs == 1 || sh.r != 1 || sh.s != 1 || t.outputsPerThread != 1 || sh.isHalf())
     t.directInputs = 1;
   else
     t.directInputs = 2;
@@ -527,6 +597,8 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
   // save) and its strided layer4.0.conv2 0.87x (a stride-2 tile holds 2.9x the positions, so
   // the second buffer halves its chunk to 5 channels). Elsewhere other blocks cover the
   // latency (docs/tuning-log.md, "Asynchronous staging").
+  if (sh.isHalf())
+    t.asyncStaging = 1;
   if (t.asyncStaging != 1 && t.asyncStaging != 2)
     t.asyncStaging = t.chunkLoop == 2 && KernelGeometry(sh, t).imagesPerBlock > 1 &&
                              sh.r * sh.s > 1 && sh.sh == 1 && sh.sw == 1

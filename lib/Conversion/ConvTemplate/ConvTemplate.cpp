@@ -18,6 +18,54 @@ static Value cst(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
+Type ConvTemplateEmitter::elementType(OpBuilder &b) const {
+  switch (shape.precision) {
+  case Precision::f16:
+    return b.getF16Type();
+  case Precision::bf16:
+    return b.getBF16Type();
+  case Precision::f32:
+    break;
+  }
+  return b.getF32Type();
+}
+
+Type ConvTemplateEmitter::laneType(OpBuilder &b) const {
+  Type elem = elementType(b);
+  return shape.isHalf() ? Type(VectorType::get({2}, elem)) : elem;
+}
+
+Value ConvTemplateEmitter::laneConstant(OpBuilder &b, Location loc, float v) const {
+  if (!shape.isHalf())
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  auto type = llvm::cast<VectorType>(laneType(b));
+  return arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(type, b.getFloatAttr(type.getElementType(), v)));
+}
+
+/// The vector<2 x half> whose bits are `word` (the lo half element 0).
+static Value halfWordConstant(OpBuilder &b, Location loc, VectorType type, uint32_t word) {
+  const llvm::fltSemantics &sem =
+      llvm::cast<FloatType>(type.getElementType()).getFloatSemantics();
+  SmallVector<APFloat, 2> halves{APFloat(sem, APInt(16, word & 0xFFFF)),
+                                 APFloat(sem, APInt(16, word >> 16))};
+  return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, halves));
+}
+
+Value ConvTemplateEmitter::emitPack(OpBuilder &b, Location loc, Value lo, Value hi) const {
+  Type i32 = b.getI32Type();
+  Value v = LLVM::PoisonOp::create(b, loc, laneType(b));
+  v = LLVM::InsertElementOp::create(b, loc, v, lo, LLVM::ConstantOp::create(b, loc, i32, 0));
+  return LLVM::InsertElementOp::create(b, loc, v, hi, LLVM::ConstantOp::create(b, loc, i32, 1));
+}
+
+std::pair<Value, Value> ConvTemplateEmitter::emitUnpack(OpBuilder &b, Location loc,
+                                                        Value word) const {
+  Type i32 = b.getI32Type();
+  return {LLVM::ExtractElementOp::create(b, loc, word, LLVM::ConstantOp::create(b, loc, i32, 0)),
+          LLVM::ExtractElementOp::create(b, loc, word, LLVM::ConstantOp::create(b, loc, i32, 1))};
+}
+
 BlockCoords ConvTemplateEmitter::emitBlockCoords(OpBuilder &b, Location loc, Value tileIdx,
                                                  Value n) const {
   Value tilesQ = cst(b, loc, geom.tilesQ);
@@ -167,9 +215,17 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
   };
   auto inRange = [&](Value v, int64_t hi) { return emitInRange(b, loc, v, zero, hi); };
   auto clamp = [&](Value v, int64_t hi) { return emitClamp(b, loc, v, zero, hi); };
-  Value fzero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  Value fzero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType(b)));
   // A packed image past the batch (BlockCoords::nOk) stages the last image: never stored.
   Value imageIndex = bc.nOk ? clamp(bc.n, shape.n) : bc.n;
+  // Half precision: a tile word holds the element the word shape stages (lo) and its pair
+  // (hi), which lies half the paired extent further along images, rows or columns.
+  ConvShape logical = shape.logical();
+  Value imageHi;
+  if (shape.pairing == Pairing::images) {
+    Value n2 = arith::AddIOp::create(b, loc, imageIndex, cst(b, loc, shape.n));
+    imageHi = clamp(n2, logical.n);
+  }
   Value cStart = cBase ? arith::AddIOp::create(b, loc, c0, cBase).getResult() : c0;
   Value dstBase = cst(b, loc, tileOffset);
   if (bc.tileBase)
@@ -191,6 +247,23 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
     Value inside = arith::AndIOp::create(b, loc, inRange(iy, shape.h), inRange(ix, shape.w));
     Value iyc = clamp(iy, shape.h), ixc = clamp(ix, shape.w);
     Value dst = arith::AddIOp::create(b, loc, dstBase, pos);
+    // The pair's coordinates and whether it exists (0 where it does not: never stored).
+    Value insideHi, iyHi = iyc, ixHi = ixc;
+    if (shape.pairing == Pairing::images) {
+      insideHi = arith::AndIOp::create(
+          b, loc, inside,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                arith::AddIOp::create(b, loc, imageIndex, cst(b, loc, shape.n)),
+                                cst(b, loc, logical.n)));
+    } else if (shape.pairing == Pairing::rows) {
+      Value iy2 = arith::AddIOp::create(b, loc, iy, cst(b, loc, shape.p * shape.sh));
+      insideHi = arith::AndIOp::create(b, loc, inRange(iy2, shape.h), inRange(ix, shape.w));
+      iyHi = clamp(iy2, shape.h);
+    } else if (shape.pairing == Pairing::columns) {
+      Value ix2 = arith::AddIOp::create(b, loc, ix, cst(b, loc, shape.q * shape.sw));
+      insideHi = arith::AndIOp::create(b, loc, inRange(iy, shape.h), inRange(ix2, shape.w));
+      ixHi = clamp(ix2, shape.w);
+    }
     // Asynchronous staging: one cp.async per element, reading 1 float where the position is
     // inside the input and 0 (a zero fill) in the padding.
     auto elementsRead = [&](Value ok) -> Value {
@@ -224,15 +297,24 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
       for (int64_t i = 0; i < count; ++i) {
         Value cc = i ? arith::AddIOp::create(b, loc, from, cst(b, loc, i)).getResult() : from;
         Value c = arith::AddIOp::create(b, loc, cStart, cc);
-        Value ok = inside;
-        if (guardC)
-          ok = arith::AndIOp::create(
-              b, loc, ok,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, cst(b, loc, shape.c)));
+        Value ok = inside, okHi = insideHi;
+        if (guardC) {
+          Value cOk =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, cst(b, loc, shape.c));
+          ok = arith::AndIOp::create(b, loc, ok, cOk);
+          if (okHi)
+            okHi = arith::AndIOp::create(b, loc, okHi, cOk);
+        }
         if (guardC)
           c = arith::MinUIOp::create(b, loc, c, cst(b, loc, shape.c - 1));
         Value v = memref::LoadOp::create(b, loc, input, ValueRange{imageIndex, c, iyc, ixc});
-        values.push_back(arith::SelectOp::create(b, loc, ok, v, fzero));
+        v = arith::SelectOp::create(b, loc, ok, v, fzero);
+        if (shape.isHalf()) {
+          Value hi = memref::LoadOp::create(
+              b, loc, input, ValueRange{imageHi ? imageHi : imageIndex, c, iyHi, ixHi});
+          v = emitPack(b, loc, v, arith::SelectOp::create(b, loc, okHi, hi, fzero));
+        }
+        values.push_back(v);
         rows.push_back(cc);
       }
       for (int64_t i = 0; i < count; ++i) {
@@ -288,8 +370,15 @@ SmallVector<Value> ConvTemplateEmitter::emitInitialAccumulators(OpBuilder &b, Lo
   SmallVector<Value> accs;
   int64_t kN = std::min(tiling.blockK, shape.k - kb * tiling.blockK);
   for (int64_t kk = 0; kk < kN; ++kk) {
-    float init = shape.hasBias ? placeholder::bias(kb * tiling.blockK + kk) : 0.0f;
-    Value v = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(init));
+    int64_t k = kb * tiling.blockK + kk;
+    Value v;
+    if (!shape.hasBias)
+      v = laneConstant(b, loc, 0.0f);
+    else if (shape.isHalf())
+      v = halfWordConstant(b, loc, llvm::cast<VectorType>(laneType(b)),
+                           placeholder::halfBiasWord(k));
+    else
+      v = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(placeholder::bias(k)));
     for (int64_t o = 0; o < tiling.outputsPerThread; ++o)
       accs.push_back(v);
   }
@@ -327,7 +416,7 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
   int64_t chunkChannels = std::min(tiling.chunkC, geom.windowC - c0);
   int64_t plane = geom.inTileH * geom.inTileW;
   int64_t cpg = shape.cpg(), kpg = shape.kpg();
-  Type f32 = b.getF32Type();
+  Type lane = laneType(b);
   // The thread's tile index; direct inputs read no tile.
   Value base;
   if (!direct) {
@@ -343,12 +432,12 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
   // window). Once the nest is fully unrolled every access has constant indices, and unrollTemplateNests forwards stores to loads so that neither array
   // is left in memory. With one output per thread there is no o loop (it would have one
   // iteration, and unrolling big templates is paid per op): the input is an SSA value.
-  auto accType = MemRefType::get({kN, opt}, f32);
+  auto accType = MemRefType::get({kN, opt}, lane);
   Value accBuf = memref::AllocaOp::create(b, loc, accType);
   Value inBuf;
   if (opt > 1)
     inBuf = memref::AllocaOp::create(
-        b, loc, MemRefType::get({tiling.adjacentColumns() ? geom.rowLoads : opt}, f32));
+        b, loc, MemRefType::get({tiling.adjacentColumns() ? geom.rowLoads : opt}, lane));
   auto constMap = [&](int64_t i, int64_t j) {
     return AffineMap::get(0, 0, {getAffineConstantExpr(i, ctx), getAffineConstantExpr(j, ctx)},
                           ctx);
@@ -380,7 +469,13 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
   // so the or is an add. Without groups cw < C = cpg.
   AffineExpr cInGroup = shape.groups > 1 ? cw % cpg : cw;
   AffineExpr widx = (((d3 + kLo) * cpg + cInGroup) * shape.r + dR) * shape.s + dS;
-  AffineMap bitsMap = AffineMap::get(4, 0, widx + (int64_t(placeholder::kWeightBits) + 1));
+  // Half precision: the word placeholder::halfWeightWord(widx), both halves normal.
+  int64_t payload = int64_t(1) << placeholder::kHalfPayloadBits;
+  int64_t payloadBase = placeholder::kHalfPayloadBase;
+  AffineExpr bits = shape.isHalf() ? (widx.floorDiv(payload) + payloadBase) * 65536 +
+                                         widx % payload + payloadBase
+                        : widx + (int64_t(placeholder::kWeightBits) + 1);
+  AffineMap bitsMap = AffineMap::get(4, 0, bits);
   // acc[kk, o], or acc[kk, 0] without an o loop.
   AffineMap accMap = opt > 1 ? AffineMap::getMultiDimIdentityMap(2, ctx)
                              : AffineMap::get(1, 0, {dCc, getAffineConstantExpr(0, ctx)}, ctx);
@@ -416,8 +511,10 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
     // add of kWeightBits + 1 is in the map rather than an arith.addi on i32: one op less
     // per FMA to clone and fold, which is what unrolling costs.)
     Value bits = affine::AffineApplyOp::create(b, loc, bitsMap, ValueRange{cc, r, s, kk});
-    Value w = arith::BitcastOp::create(
-        b, loc, f32, arith::IndexCastOp::create(b, loc, b.getI32Type(), bits));
+    Value bitsI32 = arith::IndexCastOp::create(b, loc, b.getI32Type(), bits);
+    // (arith.bitcast cannot make a vector of a scalar; llvm.bitcast can.)
+    Value w = shape.isHalf() ? LLVM::BitcastOp::create(b, loc, lane, bitsI32).getResult()
+                             : arith::BitcastOp::create(b, loc, lane, bitsI32).getResult();
     auto fma = [&](Value o) {
       SmallVector<Value, 2> idx{kk};
       if (o)
@@ -500,8 +597,7 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
 
 SmallVector<Value> ConvTemplateEmitter::emitZeroAccumulators(OpBuilder &b, Location loc,
                                                              int64_t kb) const {
-  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
-  return SmallVector<Value>(numAccumulators(kb), zero);
+  return SmallVector<Value>(numAccumulators(kb), laneConstant(b, loc, 0.0f));
 }
 
 /// Where partial sum `a` of thread `tid` of group `group` (>= 1) travels: the tiles, reused
@@ -552,8 +648,15 @@ void ConvTemplateEmitter::emitStore(OpBuilder &b, Location loc, Value tid, const
   Value pOk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p, cst(b, loc, shape.p));
   if (bc.nOk)
     pOk = arith::AndIOp::create(b, loc, pOk, bc.nOk);
-  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
-  Value six = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(6.0f));
+  Value zero = laneConstant(b, loc, 0.0f);
+  Value six = laneConstant(b, loc, 6.0f);
+  // Half precision: the hi half of each word goes half the paired extent further along
+  // images, rows or columns, where that is inside the output.
+  auto pairedOk = [&](Value index, int64_t extent) -> Value {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                 arith::AddIOp::create(b, loc, index, cst(b, loc, extent)),
+                                 cst(b, loc, shape.pairedExtent));
+  };
   // The thread's first output column in the tile.
   Value col = columnsPerThreadStep() == 1
                   ? tx
@@ -582,13 +685,36 @@ void ConvTemplateEmitter::emitStore(OpBuilder &b, Location loc, Value tid, const
         auto kIf = scf::IfOp::create(b, loc, kOk, /*withElseRegion=*/false);
         b.setInsertionPointToStart(kIf.thenBlock());
       }
-      memref::StoreOp::create(b, loc, v, output, ValueRange{bc.n, k, p, q});
+      if (!shape.isHalf()) {
+        memref::StoreOp::create(b, loc, v, output, ValueRange{bc.n, k, p, q});
+        continue;
+      }
+      auto [lo, hi] = emitUnpack(b, loc, v);
+      memref::StoreOp::create(b, loc, lo, output, ValueRange{bc.n, k, p, q});
+      SmallVector<Value, 4> at{bc.n, k, p, q};
+      Value *paired = shape.pairing == Pairing::images ? &at[0]
+                      : shape.pairing == Pairing::rows ? &at[2]
+                                                        : &at[3];
+      int64_t half = shape.pairing == Pairing::images ? shape.n
+                     : shape.pairing == Pairing::rows ? shape.p
+                                                      : shape.q;
+      auto hiIf = scf::IfOp::create(b, loc, pairedOk(*paired, half), /*withElseRegion=*/false);
+      b.setInsertionPointToStart(hiIf.thenBlock());
+      *paired = arith::AddIOp::create(b, loc, *paired, cst(b, loc, half));
+      memref::StoreOp::create(b, loc, hi, output, at);
     }
   }
 }
 
 LogicalResult spconv::checkLowerable(Conv2DOp op) {
   int64_t numWeights = op.getWeightsType().getNumElements();
+  if (!op.getInputType().getElementType().isF32()) {
+    if (numWeights - 1 > placeholder::kHalfMaxIndex)
+      return op.emitOpError("has ") << numWeights << " weights; the half-precision template "
+                                    << "encodes at most " << placeholder::kHalfMaxIndex + 1
+                                    << " per conv";
+    return success();
+  }
   if (numWeights - 1 > placeholder::kMaxIndex)
     return op.emitOpError("has ") << numWeights << " weights; the template encodes at most "
                                   << placeholder::kMaxIndex + 1 << " per conv";

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Affine/LoopUtils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -102,10 +103,27 @@ static Operation *after(Block *block, Operation *prev) {
   return prev ? prev->getNextNode() : &block->front();
 }
 
-/// The constant `bits` of type `type` (an integer or index, or f32 bits) as an attribute.
+/// A half-precision template's weight word: two f16 or bf16 halves (ConvTemplate.h,
+/// laneType).
+static bool isHalfWord(Type type) {
+  auto v = llvm::dyn_cast<VectorType>(type);
+  return v && v.getRank() == 1 && v.getNumElements() == 2 &&
+         (v.getElementType().isF16() || v.getElementType().isBF16());
+}
+
+/// The constant `bits` of type `type` (an integer or index, f32 bits, or a half word's 32
+/// bits, lo half first) as an attribute.
 static TypedAttr toAttr(Type type, int64_t bits) {
   if (type.isF32())
     return FloatAttr::get(type, APFloat(APFloat::IEEEsingle(), APInt(32, uint32_t(bits))));
+  if (isHalfWord(type)) {
+    auto v = llvm::cast<VectorType>(type);
+    const llvm::fltSemantics &sem =
+        llvm::cast<FloatType>(v.getElementType()).getFloatSemantics();
+    SmallVector<APFloat, 2> halves{APFloat(sem, APInt(16, uint64_t(bits) & 0xFFFF)),
+                                   APFloat(sem, APInt(16, (uint64_t(bits) >> 16) & 0xFFFF))};
+    return DenseElementsAttr::get(v, halves);
+  }
   return IntegerAttr::get(type, bits);
 }
 
@@ -164,7 +182,7 @@ static void foldConstants(Operation *first, Operation *end, EntryConstants &cons
       return evaluate(map.getResult(0), map.getNumDims(), values);
     }
     Type type = op->getNumResults() == 1 ? op->getResult(0).getType() : Type();
-    if (!type || !(type.isIntOrIndex() || type.isF32()))
+    if (!type || !(type.isIntOrIndex() || type.isF32() || isHalfWord(type)))
       return std::nullopt;
     if (auto cast = dyn_cast<arith::IndexCastOp>(op)) {
       std::optional<int64_t> v = valueOf(cast.getIn());
@@ -177,6 +195,11 @@ static void foldConstants(Operation *first, Operation *end, EntryConstants &cons
     } else if (auto bitcast = dyn_cast<arith::BitcastOp>(op)) {
       std::optional<int64_t> v = valueOf(bitcast.getIn());
       if (v && type.isF32() && bitcast.getIn().getType().isInteger(32))
+        return int64_t(uint32_t(*v));
+    } else if (auto bitcast = dyn_cast<LLVM::BitcastOp>(op)) {
+      // A half-precision weight word (arith.bitcast makes no vector of a scalar).
+      std::optional<int64_t> v = valueOf(bitcast.getArg());
+      if (v && isHalfWord(type) && bitcast.getArg().getType().isInteger(32))
         return int64_t(uint32_t(*v));
     }
     return std::nullopt;

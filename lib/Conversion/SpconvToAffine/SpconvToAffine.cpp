@@ -181,7 +181,7 @@ static void emitChannelBlock(OpBuilder &b, Location loc, const ConvTemplateEmitt
   Value groupTid =
       arith::RemUIOp::create(b, loc, tid, arith::ConstantIndexOp::create(b, loc, threads));
   int64_t numAccs = emitter.numAccumulators(kb);
-  SmallVector<Type> accTypes(numAccs, b.getF32Type());
+  SmallVector<Type> accTypes(numAccs, emitter.laneType(b));
   SmallVector<int64_t> cases;
   for (int64_t grp = 1; grp < g.splitC; ++grp)
     cases.push_back(grp);
@@ -236,11 +236,15 @@ gpu::GPUFuncOp spconv::emitAffineGPUKernel(const ConvShape &shape, const Tiling 
   ConvTemplateEmitter emitter(shape, tiling);
   emitter.setAsyncStaging(tiling.asyncStaging != 1);
   const KernelGeometry &g = emitter.geometry();
-  Type f32 = Float32Type::get(ctx);
-  auto inType = MemRefType::get({shape.n, shape.c, shape.h, shape.w}, f32);
-  auto outType = MemRefType::get({shape.n, shape.k, shape.p, shape.q}, f32);
+  OpBuilder types(ctx);
+  // The tensors as the conv sees them (half precision: not the word shape); the tile in
+  // words.
+  ConvShape logical = shape.logical();
+  Type elem = emitter.elementType(types);
+  auto inType = MemRefType::get({logical.n, logical.c, logical.h, logical.w}, elem);
+  auto outType = MemRefType::get({logical.n, logical.k, logical.p, logical.q}, elem);
   auto tileType =
-      MemRefType::get({g.blockSharedFloats}, f32, MemRefLayoutAttrInterface{},
+      MemRefType::get({g.blockSharedFloats}, emitter.laneType(types), MemRefLayoutAttrInterface{},
                       gpu::AddressSpaceAttr::get(ctx, gpu::GPUDialect::getWorkgroupAddressSpace()));
 
   OpBuilder b = OpBuilder::atBlockEnd(gpuModule.getBody());

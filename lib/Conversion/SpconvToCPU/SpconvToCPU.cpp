@@ -45,9 +45,13 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
   MLIRContext *ctx = module.getContext();
   ConvTemplateEmitter emitter(shape, tiling);
   const KernelGeometry &g = emitter.geometry();
-  Type f32 = Float32Type::get(ctx);
-  auto inType = MemRefType::get({shape.n, shape.c, shape.h, shape.w}, f32);
-  auto outType = MemRefType::get({shape.n, shape.k, shape.p, shape.q}, f32);
+  OpBuilder types(ctx);
+  // The tensors as the conv sees them (half precision: not the word shape); the tile, the
+  // accumulators and the partial sums in lanes (words).
+  ConvShape logical = shape.logical();
+  Type elem = emitter.elementType(types), lane = emitter.laneType(types);
+  auto inType = MemRefType::get({logical.n, logical.c, logical.h, logical.w}, elem);
+  auto outType = MemRefType::get({logical.n, logical.k, logical.p, logical.q}, elem);
   int64_t maxAccs = tiling.blockK * tiling.outputsPerThread;
 
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
@@ -57,12 +61,12 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
   Value input = entry->getArgument(0), output = entry->getArgument(1);
-  Value tile = memref::AllocaOp::create(b, loc, MemRefType::get({g.blockSharedFloats}, f32));
+  Value tile = memref::AllocaOp::create(b, loc, MemRefType::get({g.blockSharedFloats}, lane));
   int64_t threads = tiling.threads(); // of one group
   // Images per block: a phase runs the threads of every image's group (emitImageCoords).
   int64_t groupThreads = threads * g.imagesPerBlock;
   Value accBuf = memref::AllocaOp::create(
-      b, loc, MemRefType::get({groupThreads * g.splitC, maxAccs}, f32));
+      b, loc, MemRefType::get({groupThreads * g.splitC, maxAccs}, lane));
 
   for (int64_t kb = 0; kb < g.kBlocks; ++kb) {
     auto nLoop = scf::ForOp::create(b, loc, cst(b, loc, 0), cst(b, loc, g.imageGroups), cst(b, loc, 1));

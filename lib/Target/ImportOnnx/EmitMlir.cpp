@@ -49,7 +49,8 @@ OwningOpRef<ModuleOp> spconv::onnx_import::emitConvFuncs(const OnnxGraph &graph,
     auto op = Conv2DOp::create(inner, loc, resultType, body->getArgument(0), weights, bias,
                                ArrayRef<int64_t>(g.strides), ArrayRef<int64_t>(g.pads),
                                ArrayRef<int64_t>(g.dilations),
-                               static_cast<uint64_t>(g.group), conv.activation);
+                               static_cast<uint64_t>(g.group), conv.activation,
+                               OutputPairingAttr());
     func::ReturnOp::create(inner, loc, op.getResult());
   }
   return module;

@@ -21,6 +21,19 @@ enum class Epilogue : int64_t { none = 0, relu = 1, relu6 = 2 };
 /// "none", "relu" or "relu6": the sidecar's and the runtime's spelling.
 const char *epilogueName(Epilogue e);
 
+/// The element type of a conv's input, output and code (docs/design.md, "Half precision").
+enum class Precision : int64_t { f32 = 0, f16 = 1, bf16 = 2 };
+/// "f32", "f16" or "bf16".
+const char *precisionName(Precision p);
+/// Which two outputs one paired half-precision FMA (fma.rn.f16x2 / bf16x2) computes: its
+/// weight is the same for both, its two inputs and accumulators are two halves of one 32-bit
+/// word. Along the paired dimension of extent E, word i holds elements i and i + ceil(E/2)
+/// (the second absent where that is past E): two images, two output rows or two output
+/// columns. f32 kernels pair nothing.
+enum class Pairing : int64_t { none = 0, images = 1, rows = 2, columns = 3 };
+/// "none", "images", "rows" or "columns".
+const char *pairingName(Pairing p);
+
 struct ConvShape {
   int64_t n, c, h, w;      // input NCHW
   int64_t k, r, s;         // filter K x (C/groups) x R x S
@@ -31,8 +44,22 @@ struct ConvShape {
   bool hasBias;
   Epilogue activation;
   int64_t groups = 1;      // output channel k reads input channels of group k / kpg()
+  // Half precision: the shape above is the kernel's view, a conv over 32-bit words, whose
+  // paired dimension (n, p or q) is ceil(E / 2) of the conv's extent E = pairedExtent.
+  // Everything that tiles, indexes tiles or launches uses the word shape; only staging and
+  // the stores, which address the half-precision tensors, see the pair (logical()).
+  Precision precision = Precision::f32;
+  Pairing pairing = Pairing::none;
+  int64_t pairedExtent = 0;
 
+  /// The conv's own shape with `pairing` as the kernel's word shape (chooses the pairing
+  /// with choosePairing where the op asks for none).
   static ConvShape fromOp(Conv2DOp op);
+  bool isHalf() const { return precision != Precision::f32; }
+  /// The conv as its tensors see it (undoes the pairing).
+  ConvShape logical() const;
+  /// The word shape of logical shape `s` paired along `p`.
+  static ConvShape paired(ConvShape s, Pairing p);
   int64_t cpg() const { return c / groups; } // input channels per group
   int64_t kpg() const { return k / groups; } // output channels per group
   int64_t numWeights() const { return k * cpg() * r * s; }
@@ -159,6 +186,11 @@ struct KernelGeometry {
 
   KernelGeometry(const ConvShape &shape, const Tiling &tiling);
 };
+
+/// The pairing of a half-precision conv whose op asks for none: two images where the batch
+/// has two or more, else two output columns, else two rows (docs/design.md, "Half
+/// precision"): every lane of an f16x2 FMA does useful work at batch 1 too.
+Pairing choosePairing(const ConvShape &logical);
 
 /// Fills every zero field of `requested` with the heuristic's choice (docs/design.md, "Tiling heuristic") and
 /// clamps the rest to the shape.

@@ -158,7 +158,21 @@ public:
                  int64_t kb, llvm::ArrayRef<mlir::Value> accs, mlir::Value output,
                  mlir::Value kBase = nullptr) const;
 
+  /// The element type of the conv's tensors: f32, f16 or bf16.
+  mlir::Type elementType(mlir::OpBuilder &b) const;
+  /// What one FMA lane computes on: f32, or a vector<2 x f16/bf16> word holding a pair of
+  /// outputs (ConvShape::pairing). The staged tile, the partial sums and the accumulators
+  /// are of this type.
+  mlir::Type laneType(mlir::OpBuilder &b) const;
+  /// `v` in every element of a lane.
+  mlir::Value laneConstant(mlir::OpBuilder &b, mlir::Location loc, float v) const;
+
 private:
+  /// Half precision: the word (lo, hi), and back.
+  mlir::Value emitPack(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lo,
+                       mlir::Value hi) const;
+  std::pair<mlir::Value, mlir::Value> emitUnpack(mlir::OpBuilder &b, mlir::Location loc,
+                                                 mlir::Value word) const;
   /// The window's first input channel (null without groups: 0).
   mlir::Value emitWindowStart(mlir::OpBuilder &b, mlir::Location loc, int64_t kb,
                               mlir::Value kBase) const;

@@ -48,6 +48,47 @@ inline std::optional<int64_t> decode(float f, uint32_t binade) {
 }
 inline std::optional<int64_t> decodeWeight(float f) { return decode(f, kWeightBits); }
 inline std::optional<int64_t> decodeBias(float f) { return decode(f, kBiasBits); }
+
+/// Half precision (f16x2 / bf16x2 kernels): a placeholder is one 32-bit word, a pair of
+/// halves (lo, hi) that one paired FMA carries for its two outputs; the real weight w becomes
+/// (w, w). The index is split over both halves, 14 bits each, stored as payload + 0x400, so
+/// that either half, read as an f16, is normal (exponent field 1..16) and either read as a
+/// bf16 is a normal number too: no flush of subnormals or NaN canonicalisation can touch
+/// it. The hi half of a weight is below 0x3C00 (1.0 in f16) and biases set its sign bit,
+/// so the template's own constants, (0, 0), (6, 6) or any (1, 1), never decode.
+constexpr uint32_t kHalfPayloadBits = 14;
+constexpr uint32_t kHalfPayloadBase = 0x400;
+constexpr uint32_t kHalfBiasSign = 0x8000;
+/// hi payloads stay under 0x3C00 - 0x400.
+constexpr int64_t kHalfMaxIndex = (int64_t(0x3C00 - kHalfPayloadBase) << kHalfPayloadBits) - 1;
+
+inline uint32_t halfWord(int64_t index, bool isBias) {
+  uint32_t lo = uint32_t(index & ((1 << kHalfPayloadBits) - 1)) + kHalfPayloadBase;
+  uint32_t hi = uint32_t(index >> kHalfPayloadBits) + kHalfPayloadBase;
+  if (isBias)
+    hi |= kHalfBiasSign;
+  return hi << 16 | lo;
+}
+inline uint32_t halfWeightWord(int64_t index) { return halfWord(index, false); }
+inline uint32_t halfBiasWord(int64_t index) { return halfWord(index, true); }
+
+/// The index a placeholder word encodes, and whether it is a bias.
+struct HalfPlaceholder {
+  int64_t index;
+  bool isBias;
+};
+inline std::optional<HalfPlaceholder> decodeHalfWord(uint32_t word) {
+  uint32_t lo = word & 0xFFFF, hi = word >> 16;
+  bool isBias = hi & kHalfBiasSign;
+  hi &= ~kHalfBiasSign;
+  if ((lo & 0x8000) || lo < kHalfPayloadBase ||
+      lo >= kHalfPayloadBase + (1u << kHalfPayloadBits) || hi < kHalfPayloadBase ||
+      hi >= 0x3C00)
+    return std::nullopt;
+  return HalfPlaceholder{int64_t(hi - kHalfPayloadBase) << kHalfPayloadBits |
+                             int64_t(lo - kHalfPayloadBase),
+                         isBias};
+}
 } // namespace spconv::placeholder
 
 #endif

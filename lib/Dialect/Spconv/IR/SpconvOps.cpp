@@ -6,6 +6,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/OpImplementation.h"
 
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -16,14 +17,19 @@ using namespace spconv;
 #include "spconv/Dialect/Spconv/IR/SpconvOps.cpp.inc"
 
 FailureOr<std::vector<float>> spconv::readF32Elements(ElementsAttr attr) {
-  if (!attr.getElementType().isF32())
+  // f16 and bf16 values are exact in f32.
+  Type elem = attr.getElementType();
+  if (!elem.isF32() && !elem.isF16() && !elem.isBF16())
     return failure();
   int64_t n = attr.getNumElements();
   if (auto dense = llvm::dyn_cast<DenseFPElementsAttr>(attr)) {
     std::vector<float> out;
     out.reserve(n);
-    for (APFloat v : dense.getValues<APFloat>())
+    for (APFloat v : dense.getValues<APFloat>()) {
+      bool lost;
+      v.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
       out.push_back(v.convertToFloat());
+    }
     return out;
   }
   if (auto res = llvm::dyn_cast<DenseResourceElementsAttr>(attr)) {
@@ -31,13 +37,49 @@ FailureOr<std::vector<float>> spconv::readF32Elements(ElementsAttr attr) {
     if (!blob)
       return failure();
     ArrayRef<char> bytes = blob->getData();
-    if (static_cast<int64_t>(bytes.size()) != n * static_cast<int64_t>(sizeof(float)))
+    int64_t width = elem.getIntOrFloatBitWidth() / 8;
+    if (static_cast<int64_t>(bytes.size()) != n * width)
       return failure();
     std::vector<float> out(n);
-    std::memcpy(out.data(), bytes.data(), bytes.size());
+    if (width == 4) {
+      std::memcpy(out.data(), bytes.data(), bytes.size());
+      return out;
+    }
+    const llvm::fltSemantics &sem = llvm::cast<FloatType>(elem).getFloatSemantics();
+    for (int64_t i = 0; i < n; ++i) {
+      uint16_t bits;
+      std::memcpy(&bits, bytes.data() + 2 * i, 2);
+      APFloat v(sem, APInt(16, bits));
+      bool lost;
+      v.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+      out[i] = v.convertToFloat();
+    }
     return out;
   }
   return failure();
+}
+
+FailureOr<std::vector<float>> spconv::roundToPrecision(ArrayRef<float> values, Type elem,
+                                                       int64_t &crossed) {
+  crossed = -1;
+  std::vector<float> out(values.begin(), values.end());
+  if (elem.isF32())
+    return out;
+  const llvm::fltSemantics &sem = llvm::cast<FloatType>(elem).getFloatSemantics();
+  for (size_t i = 0; i < out.size(); ++i) {
+    APFloat v(values[i]);
+    bool lost;
+    v.convert(sem, APFloat::rmNearestTiesToEven, &lost);
+    // No weight crosses zero, and none finite becomes infinite: which weights are zero is
+    // what the code is made of.
+    if ((v.isZero() && values[i] != 0.0f) || (v.isInfinity() && std::isfinite(values[i]))) {
+      crossed = static_cast<int64_t>(i);
+      return failure();
+    }
+    v.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+    out[i] = v.convertToFloat();
+  }
+  return out;
 }
 
 /// Checks that `t` is a statically shaped rank-4 f32 tensor with dims that fit the kernels'
@@ -48,9 +90,9 @@ static LogicalResult verifyNCHW(Operation *op, StringRef what, Type type) {
     return op->emitOpError() << what << " must be a ranked tensor";
   if (t.getRank() != 4)
     return op->emitOpError() << what << " must have rank 4 (NCHW), got rank " << t.getRank();
-  if (!t.getElementType().isF32())
-    return op->emitOpError() << what << " element type must be f32, got "
-                             << t.getElementType();
+  Type elem = t.getElementType();
+  if (!elem.isF32() && !elem.isF16() && !elem.isBF16())
+    return op->emitOpError() << what << " element type must be f32, f16 or bf16, got " << elem;
   if (!t.hasStaticShape())
     return op->emitOpError() << what << " must have a static shape";
   for (int64_t d : t.getShape())
@@ -72,8 +114,16 @@ LogicalResult Conv2DOp::verify() {
   ShapedType wt = getWeightsType();
   if (!wt.hasRank() || wt.getRank() != 4)
     return emitOpError("'weights' must have rank 4 (KxCxRxS)");
-  if (!wt.getElementType().isF32())
-    return emitOpError("'weights' element type must be f32, got ") << wt.getElementType();
+  Type elem = getInputType().getElementType();
+  if (getResultType().getElementType() != elem)
+    return emitOpError("result element type (")
+           << getResultType().getElementType() << ") must equal the input's (" << elem << ")";
+  if (!wt.getElementType().isF32() && wt.getElementType() != elem)
+    return emitOpError("'weights' element type must be f32 or the input's (")
+           << elem << "), got " << wt.getElementType();
+  if (getPairing() && elem.isF32())
+    return emitOpError("'pairing' applies to f16 and bf16 convs only: an f32 FMA computes one "
+                       "output");
   for (int64_t d : wt.getShape())
     if (d <= 0 || d > std::numeric_limits<int32_t>::max())
       return emitOpError("'weights' dimensions must be in [1, 2^31-1], got ") << d;
@@ -121,8 +171,9 @@ LogicalResult Conv2DOp::verify() {
 
   if (auto bias = getBiasAttr()) {
     ShapedType bt = bias.getShapedType();
-    if (!bt.getElementType().isF32())
-      return emitOpError("'bias' element type must be f32, got ") << bt.getElementType();
+    if (!bt.getElementType().isF32() && bt.getElementType() != elem)
+      return emitOpError("'bias' element type must be f32 or the input's (")
+             << elem << "), got " << bt.getElementType();
     if (bt.getRank() != 1 || bt.getDimSize(0) != k)
       return emitOpError("'bias' must have shape [") << k << "] (one value per output channel)";
   }

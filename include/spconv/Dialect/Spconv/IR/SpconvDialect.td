@@ -38,4 +38,20 @@ def Spconv_ActivationAttr : EnumAttr<Spconv_Dialect, Spconv_Activation, "activat
   let assemblyFormat = "`<` $value `>`";
 }
 
+// Half precision: which two outputs one paired f16x2/bf16x2 FMA computes (docs/design.md,
+// "Half precision"). Mirrors spconv::Pairing of ConvShape.h, whose "none" means "the
+// compiler chooses" here.
+def Spconv_OutputPairing : I32EnumAttr<"OutputPairing", "outputs paired in one half-precision FMA", [
+    I32EnumAttrCase<"images", 1>,
+    I32EnumAttrCase<"rows", 2>,
+    I32EnumAttrCase<"columns", 3>
+  ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::spconv";
+}
+
+def Spconv_OutputPairingAttr : EnumAttr<Spconv_Dialect, Spconv_OutputPairing, "pairing"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 #endif // SPCONV_DIALECT_TD

@@ -20,6 +20,15 @@ def Spconv_Conv2DOp : Spconv_Op<"conv2d", [Pure]> {
 
     P = (H + top + bottom - dh*(R-1) - 1) / sh + 1, likewise Q.
 
+    Element types: input and result are both f32, f16 or bf16. Weights and bias are f32 or
+    the input's type; f32 weights of a half-precision conv are rounded to it (to nearest,
+    ties to even) when they are folded into the code, and a nonzero weight that would round
+    to zero or overflow is an error there. Half-precision convs compute with paired
+    `fma.rn.f16x2` / `bf16x2` instructions that carry one weight for two outputs and
+    accumulate in the input's type (docs/design.md, "Half precision": the numerics contract).
+    `pairing` (half precision only) chooses the two outputs: `images`, `rows` or `columns`;
+    without it the compiler chooses.
+
     NaN and Inf weights are accepted and compiled as they are: they are nonzero, so they stay
     as FMA immediates and propagate exactly as they would in a dense convolution. Only +0.0 and
     -0.0 weights are deleted. A conv whose weights are all zero is valid (its result is the
@@ -42,7 +51,8 @@ def Spconv_Conv2DOp : Spconv_Op<"conv2d", [Pure]> {
     DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding,
     DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
     DefaultValuedAttr<I64Attr, "1">:$groups,
-    DefaultValuedAttr<Spconv_ActivationAttr, "::spconv::Activation::none">:$activation
+    DefaultValuedAttr<Spconv_ActivationAttr, "::spconv::Activation::none">:$activation,
+    OptionalAttr<Spconv_OutputPairingAttr>:$pairing
   );
   let results = (outs AnyRankedTensor:$result);
 
