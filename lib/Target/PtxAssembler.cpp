@@ -8,6 +8,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
@@ -233,12 +234,106 @@ llvm::Expected<std::string> spconv::assembleModule(StringRef ptx, const PtxasSet
   return readFile(cubinFile);
 }
 
+/// Writes a pool's progress on stderr as PtxasSettings::progress asks (ProgressMode says
+/// what each mode prints). Only the pool's thread calls it.
+class ProgressReporter {
+public:
+  explicit ProgressReporter(ProgressMode mode) : mode(resolve(mode)) {}
+
+  /// `done` of the `total` units queued so far have finished, `seconds` after the pool
+  /// started; `line` is the line Log and Units print.
+  void unitDone(size_t done, size_t total, double seconds, int64_t pendingInstructions,
+                const std::string &line) {
+    switch (mode) {
+    case ProgressMode::None:
+    case ProgressMode::Auto:
+      return;
+    case ProgressMode::Units:
+      llvm::errs() << line << "\n";
+      return;
+    case ProgressMode::Log: {
+      double quiet = logged ? secondsSince(lastLine) : seconds;
+      bool tenth = (done - loggedDone) * 10 >= total;
+      if ((tenth && quiet >= kLogMinSeconds) || quiet >= kLogMaxSeconds) {
+        llvm::errs() << line << "\n";
+        logged = true;
+        lastLine = Clock::now();
+        loggedDone = done;
+        unlogged.clear();
+      } else {
+        unlogged = line;
+      }
+      return;
+    }
+    case ProgressMode::Bar:
+      draw(done, total, seconds, pendingInstructions);
+      return;
+    }
+  }
+
+  /// Before another message on stderr: ends the line of a drawn bar.
+  void interrupt() {
+    if (drawnWidth) {
+      llvm::errs() << "\n";
+      drawnWidth = 0;
+    }
+  }
+
+  /// The pool is done (or failed): the bar's line ends, the last count is logged.
+  void end() {
+    interrupt();
+    if (!unlogged.empty())
+      llvm::errs() << unlogged << "\n";
+    unlogged.clear();
+  }
+
+private:
+  static constexpr double kLogMinSeconds = 5, kLogMaxSeconds = 60;
+  static constexpr size_t kBarWidth = 20;
+
+  static ProgressMode resolve(ProgressMode mode) {
+    if (mode != ProgressMode::Auto)
+      return mode;
+    return llvm::sys::Process::StandardErrIsDisplayed() ? ProgressMode::Bar
+                                                        : ProgressMode::Log;
+  }
+
+  void draw(size_t done, size_t total, double seconds, int64_t pendingInstructions) {
+    size_t fill = total ? std::min(done, total) * kBarWidth / total : kBarWidth;
+    std::string frame = llvm::formatv("spconv: ptxas [{0}{1}] {2}/{3} units, {4:f1} s, {5} "
+                                      "instructions left",
+                                      std::string(fill, '#'), std::string(kBarWidth - fill, '.'),
+                                      done, total, seconds, pendingInstructions)
+                            .str();
+    // A frame that wraps cannot be redrawn by '\r' (0 columns: not a terminal).
+    if (unsigned columns = llvm::sys::Process::StandardErrColumns())
+      if (frame.size() >= columns)
+        frame.resize(columns - 1);
+    size_t width = frame.size();
+    if (width < drawnWidth)
+      frame.append(drawnWidth - width, ' '); // what is left of a longer frame
+    llvm::errs() << '\r' << frame;
+    llvm::errs().flush();
+    drawnWidth = std::max<size_t>(width, 1);
+  }
+
+  const ProgressMode mode;
+  // Log: when the last line was printed, at which count, and the newest line not printed.
+  bool logged = false;
+  Clock::time_point lastLine;
+  size_t loggedDone = 0;
+  std::string unlogged;
+  // Bar: the width of the frame on the line, 0 when none is.
+  size_t drawnWidth = 0;
+};
+
 /// Everything the pool's thread and its producer share. `mutex` guards the queue, the
 /// objects, `closed`, `abort`, `failure` and the report's cacheHits and failedJob; the
 /// thread alone touches `running` and the rest of the report until it is joined.
 struct PtxasPool::State {
   State(const PtxasSettings &settings, PtxasReport &report)
-      : settings(settings), report(report), cache(settings.cacheDir, "o") {}
+      : settings(settings), report(report), cache(settings.cacheDir, "o"),
+        progress(settings.progress) {}
 
   struct Running {
     size_t job;
@@ -270,6 +365,7 @@ struct PtxasPool::State {
 
   std::vector<Running> running;
   uint64_t inUse = 0;
+  ProgressReporter progress; // the thread's
   std::thread thread;
 
   void run();
@@ -373,8 +469,10 @@ bool PtxasPool::State::reap(bool &reaped) {
     }
     if (!settings.cacheDir.empty())
       if (std::optional<std::string> err =
-              cache.storeBytes(objectKey(job, settings, version), *object))
+              cache.storeBytes(objectKey(job, settings, version), *object)) {
+        progress.interrupt();
         llvm::errs() << "spconv: warning: object cache: " << *err << "\n";
+      }
     ++report.assembled;
     report.processSeconds += took;
     report.instructionsAssembled += job.instructions;
@@ -395,12 +493,18 @@ bool PtxasPool::State::reap(bool &reaped) {
     }
     // What is left, and the rate so far, so a user can tell how long the rest will take
     // (the producer may still queue more; docs/compile-time.md, "What a warm compile costs").
-    if (settings.progress)
-      llvm::errs() << llvm::formatv(
-          "spconv: ptxas {0}/{1} units queued, {2:f1} s; slowest: {3} ({4:f1} s); {5} PTX "
-          "instructions left, {6} a second per ptxas process so far\n",
-          finished, total, secondsSince(start), report.slowestLabel, report.slowestSeconds,
-          pending, int64_t(report.instructionsAssembled / std::max(report.processSeconds, 1e-3)));
+    if (settings.progress != ProgressMode::None) {
+      double seconds = secondsSince(start);
+      progress.unitDone(
+          finished, total, seconds, pending,
+          llvm::formatv("spconv: ptxas {0}/{1} units queued, {2:f1} s; slowest: {3} ({4:f1} "
+                        "s); {5} PTX instructions left, {6} a second per ptxas process so far",
+                        finished, total, seconds, report.slowestLabel, report.slowestSeconds,
+                        pending,
+                        int64_t(report.instructionsAssembled /
+                                std::max(report.processSeconds, 1e-3)))
+              .str());
+    }
     running.erase(running.begin() + i);
   }
   return true;
@@ -430,6 +534,7 @@ void PtxasPool::State::run() {
   lock.unlock();
   // On a failure or an abort, the runs still going are of no use.
   stopRunning();
+  progress.end();
 }
 
 PtxasPool::PtxasPool(const PtxasSettings &settings, PtxasReport &report)

@@ -173,9 +173,21 @@ struct TranslateFlags {
       llvm::cl::desc("MiB the concurrent ptxas runs may use together (estimated before each "
                      "starts; a unit that cannot fit is refused)"),
       llvm::cl::init(2048), llvm::cl::cat(budgetCat)};
-  llvm::cl::opt<bool> progress{
-      "progress", llvm::cl::desc("Print a line on stderr per assembled ptxas unit"),
-      llvm::cl::init(false), llvm::cl::cat(budgetCat)};
+  llvm::cl::opt<ProgressMode> progress{
+      "progress",
+      llvm::cl::desc("Report the ptxas units on stderr as they finish (bare --progress: "
+                     "=bar on a terminal, =log otherwise)"),
+      llvm::cl::ValueOptional, llvm::cl::init(ProgressMode::None),
+      llvm::cl::values(
+          clEnumValN(ProgressMode::Auto, "", "bar on a terminal, log otherwise"),
+          clEnumValN(ProgressMode::Auto, "auto", "the same"),
+          clEnumValN(ProgressMode::Bar, "bar", "one line redrawn with '\\r'"),
+          clEnumValN(ProgressMode::Log, "log",
+                     "lines for logs and CI, no '\\r': one per tenth of the units, 5 s "
+                     "apart at least, 60 s at most, and the last"),
+          clEnumValN(ProgressMode::Units, "units", "a line per finished unit, for programs"),
+          clEnumValN(ProgressMode::None, "none", "nothing (the default)")),
+      llvm::cl::cat(budgetCat)};
   llvm::cl::opt<std::string> artifactPrefix{
       "artifact-prefix",
       llvm::cl::desc("--spconv-compile writes <prefix>.ptx and <prefix>.cubin; the sidecar "

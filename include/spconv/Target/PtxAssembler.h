@@ -29,6 +29,23 @@ struct PtxasJob {
   int maxRegisters = 0;     // --maxrregcount for a .func piece (0: none)
 };
 
+/// How a compile reports its ptxas units on stderr (`spconv-translate --progress`), one
+/// report per finished unit (the count of units queued grows while the compile queues
+/// more; object cache hits count as done when queued).
+enum class ProgressMode {
+  None,
+  /// Bar where stderr is a terminal, Log otherwise.
+  Auto,
+  /// One line redrawn with '\r' as units finish, ended by a newline.
+  Bar,
+  /// For logs and CI, without '\r': a line when a tenth of the units queued so far have
+  /// finished since the last line and 5 s have passed, or when 60 s have passed; the last
+  /// count always gets its line when the pool ends.
+  Log,
+  /// A line per finished unit, for a program that reads them (e.g. to draw its own bar).
+  Units,
+};
+
 struct PtxasSettings {
   std::string ptxas;            // the ptxas binary; nvlink is looked for beside it
   std::string chip = "sm_90";
@@ -39,7 +56,7 @@ struct PtxasSettings {
   unsigned jobs = 1;            // concurrent ptxas processes
   uint64_t memoryBudget = 0;    // bytes the concurrent ptxas processes may use together
   std::string cacheDir;         // object cache ('' = none)
-  bool progress = false;        // a line on stderr per finished unit
+  ProgressMode progress = ProgressMode::None;
 };
 
 struct PtxasReport {
