@@ -25,7 +25,7 @@ llvm_config.use_default_substitutions()
 
 tool_dirs = [config.spconv_tools_dir, config.llvm_tools_dir]
 tools = ["spconv-opt", "spconv-translate", "spconv-gen-conv", "spconv-cpu-check", "spconv-stamp-ptx",
-         "spconv-bench", "mlir-opt", "FileCheck", "not", "count"]
+         "spconv-bench", "spconv-launch-info", "mlir-opt", "FileCheck", "not", "count"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # The sanitizer build (SPCONV_SANITIZERS, docs/reliability.md): tests that load spconv code

@@ -5,7 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 namespace spconv {
@@ -37,16 +40,25 @@ static void expectKind(const Value &v, Value::Kind k) {
                              ", got " + kindName(v.kind()));
 }
 
+// A number as a message shows it: 1.5, 1e+300, not 1.500000 or 300 digits.
+static std::string numberText(double d) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.15g", d);
+  if (std::strtod(buf, nullptr) != d)
+    std::snprintf(buf, sizeof buf, "%.17g", d);
+  return buf;
+}
+
 bool Value::asBool() const { expectKind(*this, Kind::Bool); return bool_; }
 double Value::asNumber() const { expectKind(*this, Kind::Number); return num_; }
 int64_t Value::asInt() const {
   expectKind(*this, Kind::Number);
   if (num_ != std::floor(num_))
-    throw std::runtime_error("JSON: expected an integer, got " + std::to_string(num_));
+    throw std::runtime_error("JSON: expected an integer, got " + numberText(num_));
   // Converting a double outside int64_t's range is undefined behaviour, and past 2^53 a
   // double no longer holds every integer: anything beyond is not a count or a size.
   if (!(std::fabs(num_) <= kMaxExactInteger))
-    throw std::runtime_error("JSON: integer out of range, got " + std::to_string(num_));
+    throw std::runtime_error("JSON: integer out of range, got " + numberText(num_));
   return static_cast<int64_t>(num_);
 }
 const std::string &Value::asString() const { expectKind(*this, Kind::String); return str_; }
@@ -171,14 +183,35 @@ public:
       if (to > from + kQuoted)
         what.replace(from, to - from - kQuoted, "...");
     }
-    if (what.rfind("parse error", 0) == 0)
+    if (what.rfind("parse error", 0) == 0) {
       error = "JSON " + what;
-    else
-      error = "JSON parse error at byte " + std::to_string(position) + ": " + what;
+    } else {
+      error = what;
+      errorAt = position;
+    }
     return false;
   }
 
+  /// The error, placed by line and column in `text` where nlohmann-json did not say.
+  std::string message(const std::string &text) const {
+    if (!errorAt)
+      return error.empty() ? "JSON parse error" : error;
+    // Counted as nlohmann-json counts its own: the column of the last character read.
+    size_t line = 1, column = 0;
+    for (size_t i = 0; i < *errorAt && i < text.size(); ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        column = 0;
+      } else {
+        ++column;
+      }
+    }
+    return "JSON parse error at line " + std::to_string(line) + ", column " +
+           std::to_string(column) + ": " + error;
+  }
+
 private:
+  std::optional<size_t> errorAt; // the error's byte position, where the message lacks it
   std::vector<Value> containers; // the arrays and objects being filled, innermost last
   std::vector<std::string> keys; // the key of each object member being parsed
 
@@ -221,7 +254,7 @@ std::string Value::dump(int indent) const {
 Value parse(const std::string &text) {
   Builder builder;
   if (!nlohmann::json::sax_parse(text, &builder))
-    throw std::runtime_error(builder.error.empty() ? "JSON parse error" : builder.error);
+    throw std::runtime_error(builder.message(text));
   return std::move(builder.root);
 }
 
