@@ -20,6 +20,7 @@ Location: `$IMMCONV_CACHE_DIR`, else `$XDG_CACHE_HOME/immconv`, else `~/.cache/i
 import gzip
 import hashlib
 import json
+import lzma
 import os
 import shutil
 import tempfile
@@ -106,11 +107,12 @@ class KernelCache:
             return None
         d = self.unit_dir(e["unit"])
         cubin, sidecar = os.path.join(d, "model.cubin"), os.path.join(d, "model.json")
-        if not os.path.exists(cubin) and os.path.exists(cubin + ".gz"):
-            fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-")
-            with gzip.open(cubin + ".gz", "rb") as fi, os.fdopen(fd, "wb") as fo:
-                shutil.copyfileobj(fi, fo)
-            os.replace(tmp, cubin)
+        for ext, opener in ((".xz", lzma.open), (".gz", gzip.open)):
+            if not os.path.exists(cubin) and os.path.exists(cubin + ext):
+                fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-")
+                with opener(cubin + ext, "rb") as fi, os.fdopen(fd, "wb") as fo:
+                    shutil.copyfileobj(fi, fo)
+                os.replace(tmp, cubin)
         if not (os.path.exists(cubin) and os.path.exists(sidecar)):
             self.misses += 1
             return None

@@ -1,0 +1,67 @@
+"""The kernel cache on its own: keys, units, compressed cubins, compiler identity."""
+import gzip
+import json
+import lzma
+import os
+
+import numpy as np
+import pytest
+
+from immconv.mlir import ConvSpec
+
+kcache = pytest.importorskip("immconv.torch.kcache")
+
+
+def spec(**kw):
+    w = np.arange(2 * 3 * 3 * 3, dtype=np.float32).reshape(2, 3, 3, 3)
+    args = dict(name="c", weights=w, input_shape=(1, 3, 8, 8))
+    args.update(kw)
+    return ConvSpec(**args)
+
+
+def test_keys_follow_what_the_kernel_depends_on():
+    base = kcache.layer_key(spec())
+    assert base == kcache.layer_key(spec(name="other"))          # the name does not matter
+    w = spec().weights.copy()
+    w[0, 0, 0, 0] = 0.5
+    for other in (spec(weights=w), spec(input_shape=(2, 3, 8, 8)), spec(stride=(2, 2)),
+                  spec(padding=(1, 1, 1, 1)), spec(activation="relu"),
+                  spec(bias=np.zeros(2, np.float32))):
+        assert kcache.layer_key(other) != base
+    assert kcache.layer_key(spec(), ["--chip=sm_80"]) != base
+
+
+def _unit(cache, keys, tmp_path, payload=b"CUBIN"):
+    d = cache.new_unit()
+    with open(os.path.join(d, "model.cubin"), "wb") as f:
+        f.write(payload)
+    with open(os.path.join(d, "model.json"), "w") as f:
+        json.dump({"kernels": [{"entry": "k%d" % i} for i in range(len(keys))]}, f)
+    open(os.path.join(d, "model.ptx"), "w").close()
+    return cache.commit(d, keys, [{"entry": "k%d" % i} for i in range(len(keys))], "tool-a")
+
+
+@pytest.mark.parametrize("ext,opener", [(".xz", lzma.open), (".gz", gzip.open)])
+def test_compressed_cubins_are_unpacked_on_first_use(tmp_path, ext, opener):
+    cache = kcache.KernelCache(str(tmp_path / "c"))
+    d = _unit(cache, ["a", "b"], tmp_path, b"\x7fELF payload")
+    assert sorted(os.listdir(d)) == ["model.cubin", "model.json"]   # the PTX is not kept
+    with open(os.path.join(d, "model.cubin"), "rb") as fi, opener(
+            os.path.join(d, "model.cubin" + ext), "wb") as fo:
+        fo.write(fi.read())
+    os.remove(os.path.join(d, "model.cubin"))
+    cubin, sidecar, k, entry = cache.lookup("b", None)
+    assert (k, entry) == (1, "k1")
+    assert open(cubin, "rb").read() == b"\x7fELF payload"
+
+
+def test_compiler_identity_decides_where_a_compiler_exists(tmp_path):
+    cache = kcache.KernelCache(str(tmp_path / "c"))
+    _unit(cache, ["a"], tmp_path)
+    assert cache.lookup("a", "tool-a") is not None
+    assert cache.lookup("a", "tool-b") is None        # another compiler binary: recompile
+    assert cache.lookup("a", None) is not None        # no compiler here: use what is there
+    assert cache.lookup("missing", None) is None
+    cache.record_measurement("a", "GPU/cuda-graph", {"x_fp32": 1.5})
+    assert cache.measured("a", "GPU/cuda-graph") == {"x_fp32": 1.5}
+    assert cache.lookup("a", "tool-a") is not None    # the entry survives the update
