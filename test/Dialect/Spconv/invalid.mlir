@@ -38,7 +38,7 @@ func.func @result_rank(%x: tensor<1x1x1x1xf32>) -> tensor<1x1x1x1x1xf32> {
 // -----
 
 func.func @input_i32(%x: tensor<1x1x1x1xi32>) -> tensor<1x1x1x1xf32> {
-  // expected-error @+1 {{input element type must be f32, got 'i32'}}
+  // expected-error @+1 {{input element type must be f32, f16 or bf16, got 'i32'}}
   %y = spconv.conv2d %x {weights = dense<1.0> : tensor<1x1x1x1xf32>} : tensor<1x1x1x1xi32> -> tensor<1x1x1x1xf32>
   return %y : tensor<1x1x1x1xf32>
 }
@@ -46,7 +46,7 @@ func.func @input_i32(%x: tensor<1x1x1x1xi32>) -> tensor<1x1x1x1xf32> {
 // -----
 
 func.func @result_f16(%x: tensor<1x1x1x1xf32>) -> tensor<1x1x1x1xf16> {
-  // expected-error @+1 {{result element type must be f32, got 'f16'}}
+  // expected-error @+1 {{result element type ('f16') must equal the input's ('f32')}}
   %y = spconv.conv2d %x {weights = dense<1.0> : tensor<1x1x1x1xf32>} : tensor<1x1x1x1xf32> -> tensor<1x1x1x1xf16>
   return %y : tensor<1x1x1x1xf16>
 }
@@ -95,7 +95,7 @@ func.func @weights_rank(%x: tensor<1x1x1x1xf32>) -> tensor<1x1x1x1xf32> {
 // -----
 
 func.func @weights_i32(%x: tensor<1x1x1x1xf32>) -> tensor<1x1x1x1xf32> {
-  // expected-error @+1 {{'weights' element type must be f32, got 'i32'}}
+  // expected-error @+1 {{'weights' element type must be f32 or the input's ('f32'), got 'i32'}}
   %y = spconv.conv2d %x {weights = dense<1> : tensor<1x1x1x1xi32>} : tensor<1x1x1x1xf32> -> tensor<1x1x1x1xf32>
   return %y : tensor<1x1x1x1xf32>
 }
@@ -208,7 +208,7 @@ func.func @weight_channels(%x: tensor<1x4x1x1xf32>) -> tensor<1x2x1x1xf32> {
 // -----
 
 func.func @bias_type(%x: tensor<1x1x1x1xf32>) -> tensor<1x1x1x1xf32> {
-  // expected-error @+1 {{'bias' element type must be f32, got 'f64'}}
+  // expected-error @+1 {{'bias' element type must be f32 or the input's ('f32'), got 'f64'}}
   %y = spconv.conv2d %x {weights = dense<1.0> : tensor<1x1x1x1xf32>, bias = dense<1.0> : tensor<1xf64>} : tensor<1x1x1x1xf32> -> tensor<1x1x1x1xf32>
   return %y : tensor<1x1x1x1xf32>
 }
@@ -270,4 +270,38 @@ func.func @too_many_weights(%x: tensor<1x65536x1x1xf32>) -> tensor<1x65536x1x1xf
   // expected-error @+1 {{'weights' has 4294967296 elements; at most 2^27 are supported}}
   %y = spconv.conv2d %x {weights = dense<1.0> : tensor<65536x65536x1x1xf32>} : tensor<1x65536x1x1xf32> -> tensor<1x65536x1x1xf32>
   return %y : tensor<1x65536x1x1xf32>
+}
+
+// -----
+
+// Half precision (docs/design.md, "Half precision"): input and result share one of f32, f16,
+// bf16; weights and bias are f32 or that type; pairing is for half precision only.
+func.func @input_i8(%x: tensor<1x1x1x1xi8>) -> tensor<1x1x1x1xi8> {
+  // expected-error @+1 {{input element type must be f32, f16 or bf16, got 'i8'}}
+  %y = spconv.conv2d %x {weights = dense<1.0> : tensor<1x1x1x1xf32>} : tensor<1x1x1x1xi8> -> tensor<1x1x1x1xi8>
+  return %y : tensor<1x1x1x1xi8>
+}
+
+// -----
+
+func.func @weights_other_half(%x: tensor<1x1x1x1xf16>) -> tensor<1x1x1x1xf16> {
+  // expected-error @+1 {{'weights' element type must be f32 or the input's ('f16'), got 'bf16'}}
+  %y = spconv.conv2d %x {weights = dense<1.0> : tensor<1x1x1x1xbf16>} : tensor<1x1x1x1xf16> -> tensor<1x1x1x1xf16>
+  return %y : tensor<1x1x1x1xf16>
+}
+
+// -----
+
+func.func @pairing_f32(%x: tensor<2x1x1x1xf32>) -> tensor<2x1x1x1xf32> {
+  // expected-error @+1 {{'pairing' applies to f16 and bf16 convs only}}
+  %y = spconv.conv2d %x {weights = dense<1.0> : tensor<1x1x1x1xf32>, pairing = #spconv.pairing<images>} : tensor<2x1x1x1xf32> -> tensor<2x1x1x1xf32>
+  return %y : tensor<2x1x1x1xf32>
+}
+
+// -----
+
+func.func @bias_other_half(%x: tensor<1x1x1x1xbf16>) -> tensor<1x1x1x1xbf16> {
+  // expected-error @+1 {{'bias' element type must be f32 or the input's ('bf16'), got 'f16'}}
+  %y = spconv.conv2d %x {weights = dense<1.0> : tensor<1x1x1x1xbf16>, bias = dense<1.0> : tensor<1xf16>} : tensor<1x1x1x1xbf16> -> tensor<1x1x1x1xbf16>
+  return %y : tensor<1x1x1x1xbf16>
 }
