@@ -51,8 +51,10 @@ def rows_of(doc):
 def timed_ms(row, name):
     """A contender's time in ms from a network-run row (`spconv`) or a suite case
     (`times_ms.spconv`)."""
-    if row.get(name) is not None:
+    if isinstance(row.get(name), (int, float)):
         return row[name]
+    # (a spconv-bench report's top-level "best_cudnn_half" is an object: its time is in
+    # times_ms)
     return (row.get("times_ms") or {}).get(name)
 
 
