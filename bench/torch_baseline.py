@@ -219,14 +219,18 @@ def main(argv=None):
             rows.append(rec)
         summary = summarize(rows)
         files.append({"results": path, "summary": summary, "layers": rows})
-        print("%s: %d layers, spconv %.3f ms, torch cuDNN FP32 %.3f ms (legacy best %.3f): "
-              "sum %.2fx, geomean %.2fx, %d below 1x; vs the faster of the two per layer: "
-              "sum %.2fx, geomean %.2fx, %d below 1x" % (
-                  path, summary["layers"], summary["spconv"], summary["torch_cudnn_fp32"],
-                  summary["cudnn_legacy_fp32"], summary["sum_x_torch_fp32"],
-                  summary["geomean_x_torch_fp32"], summary["layers_below_1x_torch_fp32"],
-                  summary["sum_x_best_fp32"], summary["geomean_x_best_fp32"],
-                  summary["layers_below_1x_best_fp32"]))
+        if "torch_cudnn_fp32" not in modes:
+            print("%s: %d layers, spconv %.3f ms (PyTorch FP32 not timed: --modes)" % (
+                path, summary["layers"], summary["spconv"]))
+        else:
+            print("%s: %d layers, spconv %.3f ms, torch cuDNN FP32 %.3f ms (legacy best %.3f): "
+                  "sum %.2fx, geomean %.2fx, %d below 1x; vs the faster of the two per layer: "
+                  "sum %.2fx, geomean %.2fx, %d below 1x" % (
+                      path, summary["layers"], summary["spconv"], summary["torch_cudnn_fp32"],
+                      summary["cudnn_legacy_fp32"], summary["sum_x_torch_fp32"],
+                      summary["geomean_x_torch_fp32"], summary["layers_below_1x_torch_fp32"],
+                      summary["sum_x_best_fp32"], summary["geomean_x_best_fp32"],
+                      summary["layers_below_1x_best_fp32"]))
         for mode in ("torch_cudnn_fp16", "torch_cudnn_bf16"):
             if mode in summary:
                 print("  %s: %.3f ms, geomean x %.2f" % (
