@@ -219,8 +219,12 @@ void runBench(const Options &o, Value &report) {
         throw std::runtime_error("sidecar numerics.unit_roundoff " +
                                  std::to_string(u->asNumber()) + " is not " + dtype + "'s " +
                                  std::to_string(hb.unitRoundoff));
-      if (const Value *a = nm->find("accumulate"))
-        numerics.set("accumulate", *a);
+      if (const Value *t = nm->find("tiny"); t && t->asNumber() != hb.tiny)
+        throw std::runtime_error("sidecar numerics.tiny " + std::to_string(t->asNumber()) +
+                                 " is not " + dtype + "'s subnormal step");
+      for (const char *key : {"accumulate", "pairing"})
+        if (const Value *v = nm->find(key))
+          numerics.set(key, *v);
       hb.errorTerms = nm->at("error_terms").asNumber();
       if (!(hb.errorTerms >= 1))
         throw std::runtime_error("sidecar numerics.error_terms must be at least 1");
