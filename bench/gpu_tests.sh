@@ -19,6 +19,8 @@
 # (dir-*: --direct-inputs=2 on 1x1 filters, with padding, strides, groups past K, splits,
 # packed images past the batch, pieces, SM affinity, both folds), folded in PTX
 # (one from NVPTX at -O0) and in LLVM IR, each verified on the GPU against cuDNN FP32.
+# Compiled half-precision kernels (f16-*, bf16-*: --dtype, each pairing), checked element-wise
+# against the bound their sidecar states.
 # Half precision (half-*): hand-written f16/bf16 kernels from bench/make_fake_half_case.py
 # (no compiler needed), checked element-wise against their stated bound; the broken ones
 # (an output left unwritten, an output moved 2x past its bound) must be rejected by
@@ -37,7 +39,7 @@
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-[ $# -eq 2 ] || { sed -n '2,25p' "$0"; exit 2; }
+[ $# -eq 2 ] || { sed -n '2,27p' "$0"; exit 2; }
 mode="$1"; out="$2"
 
 # name|spconv-gen-conv shape flags[|spconv-translate flags] (the shapes of the CPU lit
@@ -141,6 +143,12 @@ shapes=(
   "dir-llvm|--shape 1,160,14,14,44,1,1 --bias --relu|--block-k=8 --fold-at=llvm --direct-inputs=2"
   "dir-sm-affine|--shape 3,24,10,12,20,1,1 --stride 2,2 --bias --relu|--sm-affinity=2 --block-k=8 --direct-inputs=2"
   "dir-3x3-ignored|--shape 1,3,10,10,8,3,3 --pad 1,1,1,1|--direct-inputs=2"
+  "f16-images-bias-relu|--shape 2,8,10,10,8,3,3 --pad 1,1,1,1 --bias --relu --dtype f16"
+  "bf16-images-bias-relu|--shape 2,8,10,10,8,3,3 --pad 1,1,1,1 --bias --relu --dtype bf16"
+  "f16-odd-batch|--shape 3,4,9,9,6,3,3 --pad 1,1,1,1 --bias --relu --dtype f16"
+  "f16-rows|--shape 1,8,11,10,8,3,3 --pad 1,1,1,1 --dtype f16 --pairing rows"
+  "bf16-columns-s2|--shape 1,5,15,14,7,3,3 --stride 2,2 --pad 1,1,1,1 --dtype bf16 --pairing columns"
+  "f16-1x1|--shape 2,24,7,7,20,1,1 --bias --dtype f16"
 )
 sparsities=(0 0.5 0.9 1.0)
 # name|make_fake_half_case.py flags|the status spconv-bench must give (ok or failed)
@@ -292,5 +300,5 @@ PY
 case "$mode" in
   compile) compile ;;
   run) run ;;
-  *) sed -n '2,25p' "$0"; exit 2 ;;
+  *) sed -n '2,27p' "$0"; exit 2 ;;
 esac
