@@ -39,7 +39,7 @@
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-[ $# -eq 2 ] || { sed -n '2,27p' "$0"; exit 2; }
+[ $# -eq 2 ] || { sed -n '2,38p' "$0"; exit 2; }
 mode="$1"; out="$2"
 
 # name|spconv-gen-conv shape flags[|spconv-translate flags] (the shapes of the CPU lit
@@ -300,5 +300,5 @@ PY
 case "$mode" in
   compile) compile ;;
   run) run ;;
-  *) sed -n '2,27p' "$0"; exit 2 ;;
+  *) sed -n '2,38p' "$0"; exit 2 ;;
 esac
