@@ -16,12 +16,14 @@
 #   SPCONV_FUZZ_SEED=7 bash scripts/fuzz-smoke.sh  # another fixed seed
 #   SPCONV_FUZZ_SECONDS=60 bash scripts/fuzz-smoke.sh   # 60 s per target, random seed
 #   SPCONV_FUZZ_BUILD_DIR=build-asan bash scripts/fuzz-smoke.sh   # reuse a sanitizer build
+#   SPCONV_FUZZ_TARGETS="launch-json" bash scripts/fuzz-smoke.sh  # only these (and their build)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 build="${SPCONV_FUZZ_BUILD_DIR:-build-fuzz}"
 seconds="${SPCONV_FUZZ_SECONDS:-}"
 seed="${SPCONV_FUZZ_SEED:-1}"
+only="${SPCONV_FUZZ_TARGETS:-}"
 
 if [ ! -f "$build/build.ninja" ]; then
   # -O1 as upstream's fuzzers: fast enough to fuzz, quicker to build than -O3. No CUDA
@@ -33,7 +35,11 @@ if [ ! -f "$build/build.ninja" ]; then
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
     -DSPCONV_WERROR="${SPCONV_WERROR:-OFF}" >/dev/null
 fi
-ninja -C "$build" spconv-fuzzers
+if [ -n "$only" ]; then
+  ninja -C "$build" $(for t in $only; do echo "spconv-$t-fuzzer"; done)
+else
+  ninja -C "$build" spconv-fuzzers
+fi
 
 artifacts="$(mktemp -d /tmp/spconv-fuzz-smoke.XXXXXX)"
 # Address randomisation off for the reproducible mode: MLIR and LLVM hash pointers, so with
@@ -49,6 +55,7 @@ status=0
 # onnx-import: libonnx's statics look like leaks, and LeakSanitizer's scan of them takes
 # minutes (fuzz/README.md).
 while read -r target dict maxlen runs extra; do
+  [ -z "$only" ] || [[ " $only " == *" $target "* ]] || continue
   bin="$build/bin/spconv-$target-fuzzer"
   inputs=("fuzz/$target/corpus")
   [ -d "fuzz/$target/regression" ] && inputs+=("fuzz/$target/regression")
