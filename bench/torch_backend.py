@@ -94,7 +94,9 @@ def phase_run(args):
     opts = policy_options(args.policy)
     rec = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
            "device": torch.cuda.get_device_name(dev), "torch": torch.__version__,
-           "cudnn": torch.backends.cudnn.version(), "commit": e2e_torch.git_commit(),
+           "cudnn": torch.backends.cudnn.version(),
+           # the device's copy of the tree may carry stale git metadata: IMMCONV_COMMIT wins
+           "commit": os.environ.get("IMMCONV_COMMIT") or e2e_torch.git_commit(),
            "config": cfg, "policy": args.policy, "options": opts, "warmup": args.warmup,
            "repeats": args.repeats, "timing": "cuda-graph, one forward per replay, median",
            "variants": {}}

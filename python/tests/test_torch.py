@@ -193,6 +193,13 @@ def test_default_rule_reads_fmas_per_output_and_sparsity(fake_compiler, tmp_path
     big2 = nn.Conv2d(512, 4, 3, bias=False)
     _prune_exact(big2, 0.85)
     assert "sparsity 0.850" in policy.default_keep(big2)
+    # pruned "to 0.9" by flooring the count of zeros (bench/e2e_torch.py): 0.8999998 sparse
+    big3 = nn.Conv2d(512, 512, 3, bias=False)
+    n = big3.weight.numel()
+    flat = big3.weight.data.flatten()
+    flat[torch.randperm(n, generator=torch.Generator().manual_seed(2))[:int(0.9 * n)]] = 0
+    big3.weight.data = flat.reshape(big3.weight.shape)
+    assert policy.sparsity(big3) < 0.9 and policy.default_keep(big3) is None
 
 
 def test_refused_bn_fold_warns_and_stays(fake_compiler, tmp_path):
