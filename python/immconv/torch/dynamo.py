@@ -54,7 +54,7 @@ class CompiledGraph:
 
     def _signature(self, args):
         sig = []
-        for i, a in enumerate(args):
+        for i, a in enumerate(_concrete(args)):
             if isinstance(a, torch.Tensor):
                 if i in self.frozen:
                     sig.append(("w", a.data_ptr(), a._version, tuple(a.shape)))
@@ -66,6 +66,7 @@ class CompiledGraph:
         return tuple(sig)
 
     def compile_for(self, args):
+        args = _concrete(args)
         with torch.no_grad():
             cm = pipeline.compile_graph(self.gm, tuple(args), None, **self.options)
         self.frozen = frozenset(cm.immconv_frozen)
@@ -117,6 +118,16 @@ class ImmconvBackend:
 
     def stats(self):
         return dict(self._stats)
+
+
+def _concrete(args):
+    """Symbolic sizes (torch.SymInt, what dynamo passes a graph it made dynamic as example
+    inputs) as the ints they stand for here, so the example call and the real calls with
+    the same shapes share one specialisation."""
+    sym = getattr(torch, "SymInt", None)
+    if sym is None or not any(isinstance(a, sym) for a in args):
+        return list(args)
+    return [int(a) if isinstance(a, sym) else a for a in args]
 
 
 def _is_fake(t):
