@@ -5,6 +5,8 @@
 # (spconv-gen-conv, seed 1), compiles it cold (empty template cache) and then warm (a second
 # sparsity pattern of the same shape against the now-filled cache), and leaves OUTDIR ready
 # for bench/run_device.sh: kernels.{json,ptx,cubin}, weights.bin, case.json with the times.
+# SPCONV_DTYPE=f16|bf16 compiles the half-precision kernel (spconv-gen-conv --dtype), and
+# SPCONV_ACCUMULATE=f32|f16|bf16 states its accumulation (--accumulate).
 set -euo pipefail
 [ $# -ge 4 ] || { sed -n '2,8p' "$0"; exit 2; }
 layer=$1 batch=$2 sparsity=$3 out=$4; shift 4
@@ -13,8 +15,10 @@ mkdir -p "$out"
 cache="$(mktemp -d)"
 trap 'rm -rf "$cache" "$out/warm"' EXIT
 
+dtype=(--dtype "${SPCONV_DTYPE:-f32}")
+[ -z "${SPCONV_ACCUMULATE:-}" ] || dtype+=(--accumulate "$SPCONV_ACCUMULATE")
 "$bin/spconv-gen-conv" --layer "$layer" --batch "$batch" --sparsity "$sparsity" --seed 1 \
-  -o "$out" >/dev/null
+  "${dtype[@]}" -o "$out" >/dev/null
 now() { date +%s.%N; }
 peak_kb() { awk '/Maximum resident/ {print $NF}' "$1"; }
 
@@ -29,7 +33,7 @@ if [ -n "${SPCONV_SKIP_WARM:-}" ]; then
   cp "$out/cold.time" "$out/warm.time"
 fi
 [ -n "${SPCONV_SKIP_WARM:-}" ] || "$bin/spconv-gen-conv" --layer "$layer" --batch "$batch" --sparsity "$sparsity" --seed 2 \
-  -o "$out/warm" >/dev/null
+  "${dtype[@]}" -o "$out/warm" >/dev/null
 t2=$(now)
 [ -n "${SPCONV_SKIP_WARM:-}" ] || /usr/bin/time -v -o "$out/warm.time" "$bin/spconv-translate" --spconv-compile \
   "$out/warm/conv.mlir" --cache-dir="$cache" --artifact-prefix="$out/warm/kernels" \
@@ -44,6 +48,8 @@ cold = json.load(open(out + "/kernels.json"))["compile_seconds"]
 warm = json.load(open(out + "/warm/kernels.json"))["compile_seconds"]
 skip = bool(__import__("os").environ.get("SPCONV_SKIP_WARM"))
 case = {"layer": layer, "batch": int(batch), "sparsity": float(sp),
+        "dtype": __import__("os").environ.get("SPCONV_DTYPE", "f32"),
+        "accumulate": __import__("os").environ.get("SPCONV_ACCUMULATE", ""),
         "compile": {"cold_total_s": float(t1) - float(t0), "warm_total_s": float(t3) - float(t2),
                     "cold": cold, "warm": warm,
                     "cold_to_ptx_s": cold["lower_and_fold"] + cold["nvptx"],

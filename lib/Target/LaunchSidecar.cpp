@@ -1,6 +1,7 @@
 //===- LaunchSidecar.cpp - JSON launch configuration (docs/launch-abi.md) -===//
 #include "spconv/Conversion/ConvTemplate/ConvShape.h"
 #include "spconv/Conversion/ConvTemplate/KernelInfo.h"
+#include "spconv/Conversion/ConvTemplate/Numerics.h"
 #include "spconv/Dialect/Spconv/IR/SpconvOps.h"
 #include "spconv/Target/KernelArtifacts.h"
 
@@ -18,23 +19,18 @@ static llvm::json::Array toJson(ArrayRef<int64_t> values) {
 }
 
 /// An integer attribute of `op`, or null when the compile did not record it.
-/// The numerics contract of a half-precision kernel (docs/design.md, "Half precision"):
-/// every output y of the kernel is within
-///   unit_roundoff * error_terms * absref + error_terms * tiny
-/// of the exact conv of the rounded input, weights and bias, where absref is that conv on
-/// their absolute values and tiny the type's subnormal step. A paired FMA rounds once: an
-/// output's accumulator takes one rounding per nonzero weight of its channel, one per split
-/// group's partial sum, and the bias rounding, so the number of terms is bounded by that.
+/// The numerics contract of a half-precision kernel (Numerics.h; docs/design.md, "Half
+/// precision").
 static llvm::json::Object numericsJson(const ConvShape &words, const Tiling &t,
-                                       int64_t maxChannelNnz) {
-  bool f16 = words.precision == Precision::f16;
-  int64_t terms = maxChannelNnz + std::max<int64_t>(1, t.splitC) + 1;
+                                       ArrayRef<float> weights) {
+  HalfNumerics n = halfNumerics(words, t, weights);
   return llvm::json::Object{{"dtype", precisionName(words.precision)},
-                            {"accumulate", precisionName(words.precision)},
+                            {"accumulate", precisionName(words.accumulate)},
                             {"pairing", pairingName(words.pairing)},
-                            {"unit_roundoff", f16 ? std::ldexp(1.0, -11) : std::ldexp(1.0, -8)},
-                            {"tiny", f16 ? std::ldexp(1.0, -24) : std::ldexp(1.0, -133)},
-                            {"error_terms", terms}};
+                            {"unit_roundoff", n.unitRoundoff},
+                            {"tiny", n.tiny},
+                            {"longest_half_run", n.longestRun},
+                            {"error_terms", n.errorTerms}};
 }
 
 static llvm::json::Value intAttr(Operation *op, StringRef name) {
@@ -60,16 +56,10 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
     ConvShape s = words.logical();
     Tiling t = tilingFromLaunchAttr(launch);
     FailureOr<std::vector<float>> w = readF32Elements(op.getWeights());
-    int64_t nnz = 0, maxChannelNnz = 0;
-    int64_t perChannel = s.numWeights() / s.k;
+    int64_t nnz = 0;
     if (succeeded(w))
-      for (int64_t k = 0; k < s.k; ++k) {
-        int64_t channelNnz = 0;
-        for (int64_t i = 0; i < perChannel; ++i)
-          channelNnz += (*w)[k * perChannel + i] != 0.0f;
-        nnz += channelNnz;
-        maxChannelNnz = std::max(maxChannelNnz, channelNnz);
-      }
+      for (float v : *w)
+        nnz += v != 0.0f;
     const char *dtype = precisionName(s.precision);
     std::string loc;
     llvm::raw_string_ostream locOs(loc);
@@ -135,8 +125,8 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
                                       {"adjacent_columns", t.adjacentColumns()},
                                       {"direct_inputs", t.readsInputsDirectly()}}},
     };
-    if (s.isHalf())
-      entry["numerics"] = numericsJson(words, t, maxChannelNnz);
+    if (s.isHalf() && succeeded(w))
+      entry["numerics"] = numericsJson(words, t, *w);
     kernels.push_back(std::move(entry));
     return WalkResult::advance();
   });

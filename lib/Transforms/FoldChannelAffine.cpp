@@ -250,7 +250,8 @@ struct FoldChannelAffine : OpRewritePattern<Conv2DOp> {
     rewriter.replaceOpWithNewOp<Conv2DOp>(
         g, res.getType(), conv.getInput(), newWeights, newBias, conv.getStridesAttr(),
         conv.getPaddingAttr(), conv.getDilationsAttr(), conv.getGroupsAttr(),
-        ActivationAttr::get(getContext(), activation), conv.getPairingAttr());
+        ActivationAttr::get(getContext(), activation), conv.getPairingAttr(),
+        conv.getAccumulateAttr());
     rewriter.eraseOp(conv);
     return success();
   }

@@ -176,7 +176,8 @@ LogicalResult replaceWithSpconv(ConvOp conv, ElementsAttr weights, int64_t group
       conv, resultType, input, weights, *bias, rewriter.getDenseI64ArrayAttr(strides),
       rewriter.getDenseI64ArrayAttr(padding), rewriter.getDenseI64ArrayAttr(dilations),
       rewriter.getI64IntegerAttr(groups),
-      ActivationAttr::get(rewriter.getContext(), Activation::none), OutputPairingAttr());
+      ActivationAttr::get(rewriter.getContext(), Activation::none), OutputPairingAttr(),
+      TypeAttr());
   return success();
 }
 
@@ -338,7 +339,7 @@ struct FuseEpilogue : OpRewritePattern<Conv2DOp> {
         e->bias ? e->bias : conv.getBiasAttr(), conv.getStridesAttr(), conv.getPaddingAttr(),
         conv.getDilationsAttr(), conv.getGroupsAttr(),
         e->relu ? ActivationAttr::get(getContext(), Activation::relu) : conv.getActivationAttr(),
-        conv.getPairingAttr());
+        conv.getPairingAttr(), conv.getAccumulateAttr());
     rewriter.eraseOp(conv);
     return success();
   }

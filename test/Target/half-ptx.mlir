@@ -29,9 +29,10 @@ func.func @conv(%x: tensor<2x1x4x4xf16>) -> tensor<2x4x4x4xf16> {
 // BF16-DAG: fma.rn.bf16x2
 // JSON: "fold_at": "llvm"
 // JSON: "numerics": {
-// JSON-DAG: "accumulate": "f16"
+// JSON-DAG: "accumulate": "f32"
 // JSON-DAG: "dtype": "f16"
-// JSON-DAG: "error_terms": 3
+// JSON-DAG: "error_terms": 4
+// JSON-DAG: "longest_half_run": 1
 // JSON-DAG: "pairing": "images"
 // JSON-DAG: "unit_roundoff": 0.00048828125
 // JSON: "params": [

@@ -25,6 +25,7 @@
 #include "llvm/ADT/bit.h"
 #include "spconv/Conversion/ConvTemplate/ConvShape.h"
 #include "spconv/Conversion/ConvTemplate/KernelInfo.h"
+#include "spconv/Conversion/ConvTemplate/Numerics.h"
 #include "spconv/Conversion/Passes.h"
 #include "spconv/Dialect/Spconv/IR/SpconvDialect.h"
 #include "spconv/Dialect/Spconv/IR/SpconvOps.h"
@@ -580,16 +581,11 @@ int main(int argc, char **argv) {
     int64_t terms = 0;
     if (half) {
       absRef = reference(refCase, inValues.data(), /*absolute=*/true);
-      bool f16 = cc.shape.precision == Precision::f16;
-      unitRoundoff = std::ldexp(1.0, f16 ? -11 : -8);
-      tiny = std::ldexp(1.0, f16 ? -24 : -133);
-      int64_t perChannel = int64_t(cc.weights.size()) / s.k, maxNnz = 0;
-      for (int64_t k = 0; k < s.k; ++k)
-        maxNnz = std::max<int64_t>(
-            maxNnz, std::count_if(cc.weights.begin() + k * perChannel,
-                                  cc.weights.begin() + (k + 1) * perChannel,
-                                  [](float w) { return w != 0.0f; }));
-      terms = maxNnz + std::max<int64_t>(1, cc.tiling.splitC) + 1;
+      HalfNumerics bound = halfNumerics(cc.shape, cc.tiling, cc.weights);
+      unitRoundoff = bound.unitRoundoff;
+      tiny = bound.tiny;
+      terms = bound.errorTerms;
+
     }
     double maxRef = 0.0, maxErr = 0.0, maxBoundRatio = 0.0;
     int64_t worst = -1, unwritten = 0;

@@ -43,7 +43,7 @@ struct Options {
   uint64_t seed = 1;
   bool bias = false, relu = false, relu6 = false;
   std::string layer, outDir;
-  std::string dtype = "f32", pairing;
+  std::string dtype = "f32", pairing, accumulate;
 };
 
 [[noreturn]] void die(const std::string &msg) {
@@ -83,6 +83,8 @@ void usage() {
       "                      weights stay f32 (rounded to T when folded into the code)\n"
       "  --pairing P         half precision: images, rows or columns (default: the\n"
       "                      compiler's choice)\n"
+      "  --accumulate A      half precision: where sums live, f32 (bounded half runs\n"
+      "                      promoted to f32) or the --dtype (default: the compiler's)\n"
       "writes DIR/conv.mlir, DIR/weights.bin (KCRS f32), DIR/bias.bin (with --bias)\n");
 }
 
@@ -132,6 +134,10 @@ Options parse(int argc, char **argv) {
       o.pairing = next();
       if (o.pairing != "images" && o.pairing != "rows" && o.pairing != "columns")
         die("--pairing must be images, rows or columns, got " + o.pairing);
+    } else if (a == "--accumulate") {
+      o.accumulate = next();
+      if (o.accumulate != "f32" && o.accumulate != "f16" && o.accumulate != "bf16")
+        die("--accumulate must be f32, f16 or bf16, got " + o.accumulate);
     } else if (a == "--relu6") {
       o.relu6 = true;
     } else if (a == "-o") {
@@ -234,6 +240,8 @@ int main(int argc, char **argv) {
   m << ", dilations = array<i64: " << o.dh << ", " << o.dw << ">";
   if (o.groups != 1)
     m << ", groups = " << o.groups;
+  if (!o.accumulate.empty())
+    m << ", accumulate = " << o.accumulate;
   if (!o.pairing.empty())
     m << ", pairing = #spconv.pairing<" << o.pairing << ">";
   if (o.relu6)

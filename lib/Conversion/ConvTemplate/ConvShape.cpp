@@ -37,6 +37,9 @@ ConvShape ConvShape::fromOp(Conv2DOp op) {
   s.precision = elem.isF16() ? Precision::f16 : elem.isBF16() ? Precision::bf16 : Precision::f32;
   if (!s.isHalf())
     return s;
+  // Bounded runs promoted to f32 unless the op asks for half-precision sums.
+  std::optional<Type> acc = op.getAccumulate();
+  s.accumulate = acc && !acc->isF32() ? s.precision : Precision::f32;
   Pairing pairing =
       op.getPairing() ? static_cast<Pairing>(*op.getPairing()) : Pairing::none;
   return paired(s, pairing == Pairing::none ? choosePairing(s) : pairing);
@@ -118,8 +121,9 @@ std::string ConvShape::str() const {
              .str() +
          (groups > 1 ? "g" + std::to_string(groups) : std::string()) +
          // f32 keys are what they were before half precision: cached templates stay valid.
-         (isHalf() ? llvm::formatv("{0}pair{1}e{2}", precisionName(precision),
-                                   pairingName(pairing), pairedExtent)
+         (isHalf() ? llvm::formatv("{0}pair{1}e{2}acc{3}", precisionName(precision),
+                                   pairingName(pairing), pairedExtent,
+                                   precisionName(accumulate))
                          .str()
                    : std::string());
 }

@@ -43,6 +43,17 @@ Value ConvTemplateEmitter::laneConstant(OpBuilder &b, Location loc, float v) con
       b, loc, DenseElementsAttr::get(type, b.getFloatAttr(type.getElementType(), v)));
 }
 
+Type ConvTemplateEmitter::accumulatorType(OpBuilder &b) const {
+  return shape.promotesRuns() ? Type(VectorType::get({2}, b.getF32Type())) : laneType(b);
+}
+
+Value ConvTemplateEmitter::accumulatorConstant(OpBuilder &b, Location loc, float v) const {
+  if (!shape.promotesRuns())
+    return laneConstant(b, loc, v);
+  auto type = llvm::cast<VectorType>(accumulatorType(b));
+  return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, b.getF32FloatAttr(v)));
+}
+
 /// The vector<2 x half> whose bits are `word` (the lo half element 0).
 static Value halfWordConstant(OpBuilder &b, Location loc, VectorType type, uint32_t word) {
   const llvm::fltSemantics &sem =
@@ -372,12 +383,16 @@ SmallVector<Value> ConvTemplateEmitter::emitInitialAccumulators(OpBuilder &b, Lo
   for (int64_t kk = 0; kk < kN; ++kk) {
     int64_t k = kb * tiling.blockK + kk;
     Value v;
-    if (!shape.hasBias)
-      v = laneConstant(b, loc, 0.0f);
-    else if (shape.isHalf())
+    if (!shape.hasBias) {
+      v = accumulatorConstant(b, loc, 0.0f);
+    } else if (shape.isHalf()) {
       v = halfWordConstant(b, loc, llvm::cast<VectorType>(laneType(b)),
                            placeholder::halfBiasWord(k));
-    else
+      // llvm.fpext, which no MLIR folder touches: the placeholder stays a half word
+      // constant for spconv-fold-weights (an arith.extf could be folded to f32 values).
+      if (shape.promotesRuns())
+        v = LLVM::FPExtOp::create(b, loc, accumulatorType(b), v);
+    } else
       v = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(placeholder::bias(k)));
     for (int64_t o = 0; o < tiling.outputsPerThread; ++o)
       accs.push_back(v);
@@ -433,6 +448,13 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
   // is left in memory. With one output per thread there is no o loop (it would have one
   // iteration, and unrolling big templates is paid per op): the input is an SSA value.
   auto accType = MemRefType::get({kN, opt}, lane);
+  // Bounded runs (ConvShape::promotesRuns): this chunk's products accumulate in half
+  // precision from 0, and the run is added to the f32 sums after the nest.
+  SmallVector<Value> sums;
+  if (shape.promotesRuns()) {
+    sums.assign(accs.begin(), accs.end());
+    std::fill(accs.begin(), accs.end(), laneConstant(b, loc, 0.0f));
+  }
   Value accBuf = memref::AllocaOp::create(b, loc, accType);
   Value inBuf;
   if (opt > 1)
@@ -593,11 +615,15 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
     for (int64_t o = 0; o < opt; ++o)
       accs[kk * opt + o] =
           affine::AffineLoadOp::create(b, loc, accBuf, constMap(kk, o), ValueRange{});
+  if (shape.promotesRuns())
+    for (size_t a = 0; a < accs.size(); ++a)
+      accs[a] = arith::AddFOp::create(
+          b, loc, sums[a], LLVM::FPExtOp::create(b, loc, accumulatorType(b), accs[a]));
 }
 
 SmallVector<Value> ConvTemplateEmitter::emitZeroAccumulators(OpBuilder &b, Location loc,
                                                              int64_t kb) const {
-  return SmallVector<Value>(numAccumulators(kb), laneConstant(b, loc, 0.0f));
+  return SmallVector<Value>(numAccumulators(kb), accumulatorConstant(b, loc, 0.0f));
 }
 
 /// Where partial sum `a` of thread `tid` of group `group` (>= 1) travels: the tiles, reused
@@ -613,9 +639,14 @@ static Value partialIndex(OpBuilder &b, Location loc, Value group, Value tid, in
 
 void ConvTemplateEmitter::emitWritePartials(OpBuilder &b, Location loc, Value group, Value tid,
                                             ArrayRef<Value> accs, Value tile) const {
+  // f32 sums travel rounded to the tile's half words: one rounding per group, within the
+  // stated bound (LaunchSidecar.cpp, numericsJson).
   for (size_t a = 0; a < accs.size(); ++a)
     memref::StoreOp::create(
-        b, loc, accs[a], tile,
+        b, loc,
+        shape.promotesRuns() ? LLVM::FPTruncOp::create(b, loc, laneType(b), accs[a]).getResult()
+                             : accs[a],
+        tile,
         ValueRange{partialIndex(b, loc, group, tid, a, tiling.threads(), accs.size())});
 }
 
@@ -627,6 +658,8 @@ void ConvTemplateEmitter::emitAddPartials(OpBuilder &b, Location loc, Value tid,
       Value p = memref::LoadOp::create(
           b, loc, tile,
           ValueRange{partialIndex(b, loc, group, tid, a, tiling.threads(), accs.size())});
+      if (shape.promotesRuns())
+        p = LLVM::FPExtOp::create(b, loc, accumulatorType(b), p);
       accs[a] = arith::AddFOp::create(b, loc, accs[a], p);
     }
   }
@@ -672,6 +705,9 @@ void ConvTemplateEmitter::emitStore(OpBuilder &b, Location loc, Value tid, const
     b.setInsertionPointToStart(ifOp.thenBlock());
     for (int64_t kk = 0; kk < kN; ++kk) {
       Value v = accs[kk * opt + o];
+      // f32 sums are rounded once, to the output's type; the activation commutes with it.
+      if (shape.promotesRuns())
+        v = LLVM::FPTruncOp::create(b, loc, laneType(b), v);
       if (shape.activation != Epilogue::none)
         v = arith::MaximumFOp::create(b, loc, v, zero);
       if (shape.activation == Epilogue::relu6)

@@ -55,12 +55,27 @@ static void pinAccumulators(OpBuilder &b, Location loc, ArrayRef<Value> accs, in
                             int64_t chunk) {
   if (accs.empty())
     return;
+  // An f32 sum in an f32 register ("f"); a half-precision word in a 32-bit one ("r"); a
+  // pair of f32 sums (half precision with promoted runs) as its two f32.
   std::string constraints;
-  for (size_t i = 0; i < accs.size(); ++i)
-    constraints += i ? ",f" : "f";
+  SmallVector<Value> operands;
+  Type i32 = b.getI32Type();
+  for (Value acc : accs) {
+    auto vec = llvm::dyn_cast<VectorType>(acc.getType());
+    if (vec && vec.getElementType().isF32()) {
+      for (int64_t e = 0; e < 2; ++e)
+        operands.push_back(LLVM::ExtractElementOp::create(
+            b, loc, acc, LLVM::ConstantOp::create(b, loc, i32, e)));
+      constraints += constraints.empty() ? "f,f" : ",f,f";
+      continue;
+    }
+    operands.push_back(acc);
+    constraints += constraints.empty() ? "" : ",";
+    constraints += vec ? "r" : "f";
+  }
   std::string text =
       "// spconv channel block " + std::to_string(kb) + " chunk " + std::to_string(chunk);
-  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, accs, text, constraints,
+  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, operands, text, constraints,
                             /*has_side_effects=*/true, /*is_align_stack=*/false,
                             LLVM::tailcallkind::TailCallKind::None,
                             /*asm_dialect=*/LLVM::AsmDialectAttr(),
@@ -181,7 +196,7 @@ static void emitChannelBlock(OpBuilder &b, Location loc, const ConvTemplateEmitt
   Value groupTid =
       arith::RemUIOp::create(b, loc, tid, arith::ConstantIndexOp::create(b, loc, threads));
   int64_t numAccs = emitter.numAccumulators(kb);
-  SmallVector<Type> accTypes(numAccs, emitter.laneType(b));
+  SmallVector<Type> accTypes(numAccs, emitter.accumulatorType(b));
   SmallVector<int64_t> cases;
   for (int64_t grp = 1; grp < g.splitC; ++grp)
     cases.push_back(grp);

@@ -66,7 +66,7 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
   // Images per block: a phase runs the threads of every image's group (emitImageCoords).
   int64_t groupThreads = threads * g.imagesPerBlock;
   Value accBuf = memref::AllocaOp::create(
-      b, loc, MemRefType::get({groupThreads * g.splitC, maxAccs}, lane));
+      b, loc, MemRefType::get({groupThreads * g.splitC, maxAccs}, emitter.accumulatorType(types)));
 
   for (int64_t kb = 0; kb < g.kBlocks; ++kb) {
     auto nLoop = scf::ForOp::create(b, loc, cst(b, loc, 0), cst(b, loc, g.imageGroups), cst(b, loc, 1));

@@ -49,6 +49,9 @@ struct ConvShape {
   // Everything that tiles, indexes tiles or launches uses the word shape; only staging and
   // the stores, which address the half-precision tensors, see the pair (logical()).
   Precision precision = Precision::f32;
+  // Where a half-precision kernel's sums live: f32 (runs of one staged chunk's products in
+  // half precision, each added to an f32 sum) or `precision` (all in half precision).
+  Precision accumulate = Precision::f32;
   Pairing pairing = Pairing::none;
   int64_t pairedExtent = 0;
 
@@ -56,6 +59,8 @@ struct ConvShape {
   /// with choosePairing where the op asks for none).
   static ConvShape fromOp(Conv2DOp op);
   bool isHalf() const { return precision != Precision::f32; }
+  /// A half-precision kernel whose sums are f32: each chunk's run is promoted.
+  bool promotesRuns() const { return isHalf() && accumulate == Precision::f32; }
   /// The conv as its tensors see it (undoes the pairing).
   ConvShape logical() const;
   /// The word shape of logical shape `s` paired along `p`.

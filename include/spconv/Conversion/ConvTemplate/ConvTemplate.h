@@ -164,8 +164,13 @@ public:
   /// outputs (ConvShape::pairing). The staged tile, the partial sums and the accumulators
   /// are of this type.
   mlir::Type laneType(mlir::OpBuilder &b) const;
+  /// What a thread's sums are kept in between chunks: the lane type, or vector<2 x f32>
+  /// where a half-precision kernel promotes each chunk's run (ConvShape::promotesRuns).
+  mlir::Type accumulatorType(mlir::OpBuilder &b) const;
   /// `v` in every element of a lane.
   mlir::Value laneConstant(mlir::OpBuilder &b, mlir::Location loc, float v) const;
+  /// `v` in every element of an accumulator.
+  mlir::Value accumulatorConstant(mlir::OpBuilder &b, mlir::Location loc, float v) const;
 
 private:
   /// Half precision: the word (lo, hi), and back.

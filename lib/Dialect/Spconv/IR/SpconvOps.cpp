@@ -121,6 +121,11 @@ LogicalResult Conv2DOp::verify() {
   if (!wt.getElementType().isF32() && wt.getElementType() != elem)
     return emitOpError("'weights' element type must be f32 or the input's (")
            << elem << "), got " << wt.getElementType();
+  if (std::optional<Type> acc = getAccumulate()) {
+    if (*acc != elem && !acc->isF32())
+      return emitOpError("'accumulate' must be f32 or the input's type (")
+             << elem << "), got " << *acc;
+  }
   if (getPairing() && elem.isF32())
     return emitOpError("'pairing' applies to f16 and bf16 convs only: an f32 FMA computes one "
                        "output");

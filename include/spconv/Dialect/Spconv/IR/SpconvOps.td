@@ -27,7 +27,10 @@ def Spconv_Conv2DOp : Spconv_Op<"conv2d", [Pure]> {
     `fma.rn.f16x2` / `bf16x2` instructions that carry one weight for two outputs and
     accumulate in the input's type (docs/design.md, "Half precision": the numerics contract).
     `pairing` (half precision only) chooses the two outputs: `images`, `rows` or `columns`;
-    without it the compiler chooses.
+    without it the compiler chooses. `accumulate` (half precision only) is where the sums
+    live: the input's type (every product accumulated in half precision), or f32 (each
+    staged channel chunk's products accumulated in half precision, then added to an f32
+    sum: bounded runs); without it, f32 (docs/design.md, "Half precision").
 
     NaN and Inf weights are accepted and compiled as they are: they are nonzero, so they stay
     as FMA immediates and propagate exactly as they would in a dense convolution. Only +0.0 and
@@ -52,7 +55,8 @@ def Spconv_Conv2DOp : Spconv_Op<"conv2d", [Pure]> {
     DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
     DefaultValuedAttr<I64Attr, "1">:$groups,
     DefaultValuedAttr<Spconv_ActivationAttr, "::spconv::Activation::none">:$activation,
-    OptionalAttr<Spconv_OutputPairingAttr>:$pairing
+    OptionalAttr<Spconv_OutputPairingAttr>:$pairing,
+    OptionalAttr<TypeAttr>:$accumulate
   );
   let results = (outs AnyRankedTensor:$result);
 
