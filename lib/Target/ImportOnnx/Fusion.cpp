@@ -12,10 +12,18 @@
 // overflow, or a bias that would stop being finite, makes the whole BN stay unfolded, with a
 // warning at the BN node.
 //
+// Half precision: a Conv over float16 (bfloat16) imports as an f16 (bf16) spconv.conv2d. Its
+// weights, bias and BN parameters are read as floats (exact), the fold is computed in double
+// as for float32, and each folded value is rounded once, to nearest even, to the conv's type;
+// the rule above applies to the rounded values (a weight that float16 flushes to zero keeps
+// the BN unfolded). The module then holds the weights in the conv's type: what it holds is
+// what the kernel multiplies by (docs/onnx-import.md, "Half precision").
+//
 //===----------------------------------------------------------------------===//
 #include "OnnxGraph.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/APFloat.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
@@ -24,10 +32,27 @@ using namespace mlir;
 using namespace spconv;
 using namespace spconv::onnx_import;
 
+/// `value` rounded once, to nearest even, to `elemType` (FLOAT, FLOAT16 or BFLOAT16), as a
+/// float (exact: float holds every float16 and bfloat16 value).
+static float roundTo(double value, int32_t elemType) {
+  if (elemType == onnx::TensorProto::FLOAT)
+    return static_cast<float>(value);
+  APFloat v(value);
+  bool lost;
+  v.convert(elemType == onnx::TensorProto::BFLOAT16 ? APFloat::BFloat() : APFloat::IEEEhalf(),
+            APFloat::rmNearestTiesToEven, &lost);
+  v.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+  return v.convertToFloat();
+}
+
 std::optional<std::string> spconv::onnx_import::foldBatchNorm(
     std::vector<float> &weights, std::optional<std::vector<float>> &bias,
     int64_t outChannels, ArrayRef<float> scale, ArrayRef<float> shift, ArrayRef<float> mean,
-    ArrayRef<float> variance, double epsilon) {
+    ArrayRef<float> variance, double epsilon, int32_t elemType) {
+  // Named only for half precision (float32 keeps its messages).
+  std::string in = elemType == onnx::TensorProto::FLOAT
+                       ? std::string()
+                       : std::string(" in ") + elemTypeName(elemType);
   size_t perChannel = weights.size() / outChannels;
   std::vector<float> newWeights(weights.size());
   std::vector<float> newBias(outChannels);
@@ -39,25 +64,25 @@ std::optional<std::string> spconv::onnx_import::foldBatchNorm(
         newWeights[i] = w; // +0 stays +0, -0 stays -0
         continue;
       }
-      float folded = static_cast<float>(double(w) * factor);
+      float folded = roundTo(double(w) * factor, elemType);
       if (folded == 0.0f)
         return std::string(llvm::formatv(
-            "output channel {0}: weight {1:e} would become 0 (scale/sqrt(var+eps) = {2:e})",
-            k, w, factor));
+            "output channel {0}: weight {1:e} would become 0{2} (scale/sqrt(var+eps) = {3:e})",
+            k, w, in, factor));
       if (std::isfinite(w) && !std::isfinite(folded))
-        return std::string(llvm::formatv(
-            "output channel {0}: weight {1:e} would become {2} (scale/sqrt(var+eps) = {3:e})",
-            k, w, folded, factor));
+        return std::string(llvm::formatv("output channel {0}: weight {1:e} would become "
+                                         "{2}{3} (scale/sqrt(var+eps) = {4:e})",
+                                         k, w, folded, in, factor));
       newWeights[i] = folded;
     }
     float b = bias ? (*bias)[k] : 0.0f;
-    float folded = static_cast<float>((double(b) - mean[k]) * factor + shift[k]);
+    float folded = roundTo((double(b) - mean[k]) * factor + shift[k], elemType);
     bool finiteInputs = std::isfinite(b) && std::isfinite(mean[k]) && std::isfinite(shift[k]) &&
                         std::isfinite(scale[k]) && std::isfinite(variance[k]);
     if (finiteInputs && !std::isfinite(folded))
       return std::string(llvm::formatv(
-          "output channel {0}: the folded bias would be {1} (scale/sqrt(var+eps) = {2:e})", k,
-          folded, factor));
+          "output channel {0}: the folded bias would be {1}{2} (scale/sqrt(var+eps) = {3:e})",
+          k, folded, in, factor));
     newBias[k] = folded;
   }
   weights = std::move(newWeights);
@@ -143,7 +168,7 @@ LogicalResult tryFoldBatchNorm(const OnnxGraph &graph, unsigned bnPos, ImportedC
   }
   if (std::optional<std::string> reason =
           foldBatchNorm(conv.weights, conv.bias, k, params[0], params[1], params[2],
-                        params[3], epsilon))
+                        params[3], epsilon, conv.elemType))
     return refuse(*reason);
   conv.bnPos = bnPos;
   conv.resultName = bn.output(0);
@@ -240,9 +265,26 @@ FailureOr<ImportedConv> spconv::onnx_import::importConv(const OnnxGraph &graph, 
   if (!input || input->elemType == 0)
     return emitError(loc) << "the element type of Conv input '" << node.input(0)
                           << "' is unknown (ONNX shape inference could not derive it)";
-  if (input->elemType != onnx::TensorProto::FLOAT)
+  if (!isFloatElemType(input->elemType))
     return emitError(loc) << "Conv input '" << node.input(0) << "' is "
-                          << elemTypeName(input->elemType) << "; only float32 is supported";
+                          << elemTypeName(input->elemType)
+                          << "; only float32, float16 and bfloat16 are supported";
+  conv.elemType = input->elemType;
+  // ONNX's Conv has one type T for X, W and B; a model that mixes them is not valid ONNX,
+  // and what it means is not for the importer to guess.
+  auto checkSameType = [&](const onnx::TensorProto &tensor, StringRef what) -> LogicalResult {
+    if (!isFloatElemType(tensor.data_type()) || tensor.data_type() == conv.elemType)
+      return success();
+    return emitError(loc) << what << " '" << tensor.name() << "' is "
+                   << elemTypeName(tensor.data_type()) << " but the Conv's input '"
+                   << node.input(0) << "' is " << elemTypeName(conv.elemType)
+                   << "; ONNX's Conv takes one element type for its input, weights and bias "
+                      "(convert the "
+                   << (what == "Conv bias" ? "bias" : "weights") << " to "
+                   << elemTypeName(conv.elemType) << ")";
+  };
+  if (failed(checkSameType(*weights, "Conv weights")))
+    return failure();
   if (!input->isStatic()) {
     std::string shape = "unknown";
     if (input->shape) {
@@ -269,8 +311,11 @@ FailureOr<ImportedConv> spconv::onnx_import::importConv(const OnnxGraph &graph, 
     return failure();
   conv.weights = std::move(*values);
   if (node.input_size() == 3 && !node.input(2).empty()) {
-    if (!graph.constants.contains(node.input(2)))
+    const onnx::TensorProto *biasTensor = graph.constants.lookup(node.input(2));
+    if (!biasTensor)
       return emitError(loc) << "Conv bias '" << node.input(2) << "' is not constant";
+    if (failed(checkSameType(*biasTensor, "Conv bias")))
+      return failure();
     FailureOr<std::vector<float>> bias =
         readVector(graph, node.input(2), conv.geometry.filter[0], loc, "Conv bias");
     if (failed(bias))

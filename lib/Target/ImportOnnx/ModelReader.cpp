@@ -10,6 +10,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/APFloat.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -166,11 +167,29 @@ readExternalData(const OnnxGraph &graph, const onnx::TensorProto &tensor, uint64
   return std::move(*buffer);
 }
 
-static std::vector<float> fromLittleEndian(StringRef bytes) {
-  std::vector<float> out(bytes.size() / 4);
+bool spconv::onnx_import::isFloatElemType(int32_t elemType) {
+  return elemType == onnx::TensorProto::FLOAT || elemType == onnx::TensorProto::FLOAT16 ||
+         elemType == onnx::TensorProto::BFLOAT16;
+}
+
+float spconv::onnx_import::halfBitsToFloat(uint16_t bits, int32_t elemType) {
+  // bfloat16 is the top half of a float32; float16 widens exactly through APFloat.
+  if (elemType == onnx::TensorProto::BFLOAT16)
+    return llvm::bit_cast<float>(uint32_t(bits) << 16);
+  APFloat value(APFloat::IEEEhalf(), APInt(16, bits));
+  bool lost;
+  value.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+  return value.convertToFloat();
+}
+
+/// Little-endian elements of `width` bytes (4: float32; 2: float16/bfloat16 bits).
+static std::vector<float> fromLittleEndian(StringRef bytes, size_t width, int32_t elemType) {
+  std::vector<float> out(bytes.size() / width);
   for (size_t i = 0; i < out.size(); ++i)
-    out[i] = llvm::bit_cast<float>(
-        llvm::support::endian::read32le(bytes.data() + 4 * i));
+    out[i] = width == 4 ? llvm::bit_cast<float>(
+                              llvm::support::endian::read32le(bytes.data() + 4 * i))
+                        : halfBitsToFloat(llvm::support::endian::read16le(bytes.data() + 2 * i),
+                                          elemType);
   return out;
 }
 
@@ -178,10 +197,11 @@ FailureOr<std::vector<float>>
 spconv::onnx_import::readFloatConstant(const OnnxGraph &graph,
                                        const onnx::TensorProto &tensor, Location loc,
                                        StringRef what) {
-  if (tensor.data_type() != onnx::TensorProto::FLOAT)
+  int32_t elemType = tensor.data_type();
+  if (!isFloatElemType(elemType))
     return emitError(loc) << what << " '" << tensor.name() << "' has element type "
-                          << elemTypeName(tensor.data_type())
-                          << "; only float32 is supported";
+                          << elemTypeName(elemType)
+                          << "; only float32, float16 and bfloat16 are supported";
   if (tensor.has_segment())
     return emitError(loc) << what << " '" << tensor.name() << "' is segmented (unsupported)";
   FailureOr<SmallVector<int64_t>> dims = constantDims(tensor, loc, what);
@@ -190,24 +210,43 @@ spconv::onnx_import::readFloatConstant(const OnnxGraph &graph,
   uint64_t count = 1;
   for (int64_t d : *dims)
     count *= d; // checked by constantDims
-  uint64_t bytes = count * 4;
+  size_t width = elemType == onnx::TensorProto::FLOAT ? 4 : 2;
+  uint64_t bytes = count * width;
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
     auto buffer = readExternalData(graph, tensor, bytes, loc, what);
     if (failed(buffer))
       return failure();
-    return fromLittleEndian((*buffer)->getBuffer());
+    return fromLittleEndian((*buffer)->getBuffer(), width, elemType);
   }
   if (tensor.has_raw_data()) {
     if (tensor.raw_data().size() != bytes)
       return emitError(loc) << what << " '" << tensor.name() << "' holds "
                             << tensor.raw_data().size() << " bytes of raw data, its dims need "
-                            << bytes;
-    return fromLittleEndian(tensor.raw_data());
+                            << bytes << " (" << count << " " << elemTypeName(elemType)
+                            << " elements)";
+    return fromLittleEndian(tensor.raw_data(), width, elemType);
   }
-  if (static_cast<uint64_t>(tensor.float_data_size()) != count)
+  if (width == 4) {
+    if (static_cast<uint64_t>(tensor.float_data_size()) != count)
+      return emitError(loc) << what << " '" << tensor.name() << "' holds "
+                            << tensor.float_data_size() << " floats, its dims need " << count;
+    return std::vector<float>(tensor.float_data().begin(), tensor.float_data().end());
+  }
+  // float16 and bfloat16 without raw data: one element's bits per int32_data entry.
+  if (static_cast<uint64_t>(tensor.int32_data_size()) != count)
     return emitError(loc) << what << " '" << tensor.name() << "' holds "
-                          << tensor.float_data_size() << " floats, its dims need " << count;
-  return std::vector<float>(tensor.float_data().begin(), tensor.float_data().end());
+                          << tensor.int32_data_size() << " int32_data entries, its dims need "
+                          << count << " (one " << elemTypeName(elemType) << " each)";
+  std::vector<float> out(count);
+  for (uint64_t i = 0; i < count; ++i) {
+    int32_t bits = tensor.int32_data(static_cast<int>(i));
+    if (bits < 0 || bits > 0xFFFF)
+      return emitError(loc) << what << " '" << tensor.name() << "': int32_data entry " << i
+                            << " (" << bits << ") is not the 16 bits of a "
+                            << elemTypeName(elemType);
+    out[i] = halfBitsToFloat(static_cast<uint16_t>(bits), elemType);
+  }
+  return out;
 }
 
 //===----------------------------------------------------------------------===//

@@ -70,8 +70,15 @@ mlir::LogicalResult readOnnxModel(llvm::StringRef path, llvm::StringRef bytes,
 /// one file of the importer compiled with exceptions). Returns the message on failure.
 std::optional<std::string> runOnnxShapeInference(onnx::ModelProto &model);
 
-/// The values of a constant float32 tensor (raw_data, float_data or external data), checked
-/// against its dims. `what` names it in errors ("weights", "BatchNormalization scale").
+/// Whether `elemType` is one spconv.conv2d computes in: float32, float16 or bfloat16.
+bool isFloatElemType(int32_t elemType);
+/// A float16 or bfloat16 element's bits as a float (exact).
+float halfBitsToFloat(uint16_t bits, int32_t elemType);
+
+/// The values of a constant float32, float16 or bfloat16 tensor as floats (exact): raw_data,
+/// float_data (float32), int32_data (float16/bfloat16: each entry holds one element's 16
+/// bits) or external data, checked against its dims. `what` names it in errors ("weights",
+/// "BatchNormalization scale").
 mlir::FailureOr<std::vector<float>> readFloatConstant(const OnnxGraph &graph,
                                                       const onnx::TensorProto &tensor,
                                                       mlir::Location loc, llvm::StringRef what);
@@ -111,6 +118,9 @@ struct ImportedConv {
   std::string resultName; // the ONNX value the func's result stands for
   std::string funcName;
   ConvGeometry geometry;
+  /// The ONNX element type of the input, result, weights and bias: FLOAT, FLOAT16 or
+  /// BFLOAT16. Weights and bias hold values exactly representable in it.
+  int32_t elemType = onnx::TensorProto::FLOAT;
   std::vector<float> weights;
   std::optional<std::vector<float>> bias;
 };
@@ -120,14 +130,17 @@ struct ImportedConv {
 mlir::FailureOr<ImportedConv> importConv(const OnnxGraph &graph, unsigned pos);
 
 /// Folds BatchNormalization into weights/bias when the fold keeps every zero a zero, every
-/// nonzero nonzero and every finite value finite. Returns the reason on refusal (weights and
-/// bias are then unchanged).
+/// nonzero nonzero and every finite value finite. The fold is computed in double and each
+/// result rounded once, to nearest even, to `elemType` (FLOAT, FLOAT16 or BFLOAT16); the
+/// rule applies to the rounded values. Returns the reason on refusal (weights and bias are
+/// then unchanged).
 std::optional<std::string> foldBatchNorm(std::vector<float> &weights,
                                          std::optional<std::vector<float>> &bias,
                                          int64_t outChannels, llvm::ArrayRef<float> scale,
                                          llvm::ArrayRef<float> shift,
                                          llvm::ArrayRef<float> mean,
-                                         llvm::ArrayRef<float> variance, double epsilon);
+                                         llvm::ArrayRef<float> variance, double epsilon,
+                                         int32_t elemType);
 
 /// The module: one func per imported conv, in order.
 mlir::OwningOpRef<mlir::ModuleOp> emitConvFuncs(const OnnxGraph &graph,

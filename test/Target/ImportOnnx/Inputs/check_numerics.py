@@ -6,12 +6,19 @@ For every conv the listing marks "spconv", evaluates the original ONNX nodes (th
 the BatchNormalization / Relu / Clip fused into it) on a random input, straight from the
 ONNX attributes (auto_pad computed here, independently of the importer), in float64. Then
 evaluates a convolution built only from what the imported MLIR says: the dense_resource
-blobs (4-byte alignment header, then little-endian f32), strides, padding, dilations,
-groups and activation. Prints one line per conv and exits 1 on any mismatch, including a
-zero pattern that changed (a zero weight that became nonzero or the reverse).
+blobs (an alignment header, then little-endian f32, f16 or bf16), strides, padding,
+dilations, groups and activation. Prints one line per conv and exits 1 on any mismatch,
+including a zero pattern that changed (a zero weight that became nonzero or the reverse).
 --perturb moves one imported weight, to show that the check can fail.
+
+float16 / bfloat16 convs (docs/onnx-import.md, "Half precision"): the imported weights and
+bias must be exactly the BN fold computed in float64 and rounded once, to nearest even, to
+the conv's type (rounded here by an independent implementation; zeros keep their sign), and
+the output must lie within what that rounding allows: |got - ref| <= u * (conv(|x|, |w|) +
+|b|), u the type's unit roundoff, w and b the unrounded fold.
 """
 import json
+import math
 import re
 import sys
 
@@ -104,10 +111,35 @@ def onnx_after(node, y):
 blobs = {m.group(1): m.group(2) for m in re.finditer(r"(\w+): \"0x([0-9A-Fa-f]+)\"", text)}
 
 
-def blob(name):
+def blob(name, elem):
     raw = bytes.fromhex(blobs[name])
-    assert int.from_bytes(raw[:4], "little") == 4, "alignment header"
-    return np.frombuffer(raw[4:], "<f4")
+    width = 4 if elem == "f32" else 2
+    assert int.from_bytes(raw[:4], "little") == width, "alignment header"
+    if elem == "f32":
+        return np.frombuffer(raw[4:], "<f4")
+    if elem == "f16":
+        return np.frombuffer(raw[4:], "<f2").astype(np.float32)
+    return (np.frombuffer(raw[4:], "<u2").astype(np.uint32) << 16).view(np.float32)
+
+
+# (significant bits, exponent of the smallest normal, largest finite) of the half types.
+HALF = {"f16": (11, -14, 65504.0), "bf16": (8, -126, (2 - 2.0 ** -7) * 2.0 ** 127)}
+
+
+def round_half(values, elem):
+    """float64 values rounded once, to nearest even, to f16 or bf16 (IEEE, subnormals,
+    overflow to infinity), as float64. Independent of numpy's and the importer's rounding."""
+    bits, min_exp, largest = HALF[elem]
+    out = np.array(values, np.float64)
+    for i, v in enumerate(out.flat):
+        if v == 0 or not math.isfinite(v):
+            continue
+        _, e = math.frexp(v)  # v = m * 2^e, 0.5 <= |m| < 1
+        q = max(e - bits, min_exp - bits + 1)  # the exponent of one unit in the last place
+        r = round(math.ldexp(v, -q))  # exact scaling; Python rounds ties to even
+        y = math.copysign(0.0, v) if r == 0 else math.ldexp(r, q)
+        out.flat[i] = math.copysign(math.inf, v) if abs(y) > largest else y
+    return out
 
 
 def array_attr(body, name, default):
@@ -116,9 +148,9 @@ def array_attr(body, name, default):
 
 
 funcs = {}
-for m in re.finditer(r"func\.func @([\w$.]+)\(%\w+: tensor<([0-9x]+)xf32>\).*?\n(.*?)\n\s*return",
-                     text, re.S):
-    funcs[m.group(1)] = (m.group(2), m.group(3))
+for m in re.finditer(r"func\.func @([\w$.]+)\(%\w+: tensor<([0-9x]+)x(f32|f16|bf16)>\).*?\n"
+                     r"(.*?)\n\s*return", text, re.S):
+    funcs[m.group(1)] = (m.group(2), m.group(3), m.group(4))
 
 failed = False
 for entry in listing["nodes"]:
@@ -128,16 +160,19 @@ for entry in listing["nodes"]:
     shape = entry["input_shape"]
     x = rng.standard_normal(shape)
     ref, w_onnx = onnx_conv(node, x)
-    for other in listing["nodes"]:
-        if other.get("fused_into") == entry["func"]:
-            ref = onnx_after(model.graph.node[other["file_index"]], ref)
+    fused = [model.graph.node[other["file_index"]] for other in listing["nodes"]
+             if other.get("fused_into") == entry["func"]]
+    for other in fused:
+        ref = onnx_after(other, ref)
 
-    in_type, body = funcs[entry["func"]]
+    in_type, elem, body = funcs[entry["func"]]
     assert [int(d) for d in in_type.split("x")] == shape
-    wm = re.search(r"weights = dense_resource<(\w+)> : tensor<([0-9x]+)xf32>", body)
-    w = blob(wm.group(1)).reshape([int(d) for d in wm.group(2).split("x")]).copy()
-    bm = re.search(r"bias = dense_resource<(\w+)>", body)
-    b = blob(bm.group(1)) if bm else None
+    wm = re.search(r"weights = dense_resource<(\w+)> : tensor<([0-9x]+)x(f32|f16|bf16)>", body)
+    assert wm.group(3) == elem, "weights in the conv's type"
+    w = blob(wm.group(1), elem).reshape([int(d) for d in wm.group(2).split("x")]).copy()
+    bm = re.search(r"bias = dense_resource<(\w+)> : tensor<\d+x(f32|f16|bf16)>", body)
+    b = blob(bm.group(1), bm.group(2)) if bm else None
+    assert not bm or bm.group(2) == elem, "bias in the conv's type"
     gm = re.search(r"groups = (\d+)", body)
     am = re.search(r"#spconv.activation<(\w+)>", body)
     if perturb:
@@ -157,9 +192,37 @@ for entry in listing["nodes"]:
         failed = True
         continue
     err = np.max(np.abs(got - ref)) / max(np.max(np.abs(ref)), 1e-30)
-    ok = err < 1e-5 and zeros_same
+    if elem == "f32":
+        ok = err < 1e-5 and zeros_same
+    else:
+        # The fold in float64 (zeros written back as they were), rounded once to the type.
+        w_exact = w_onnx.astype(np.float64)
+        b_onnx = constants[node.input[2]] if len(node.input) > 2 and node.input[2] else None
+        b_exact = np.zeros(w.shape[0]) if b_onnx is None else b_onnx.astype(np.float64)
+        for bn in (n for n in fused if n.op_type == "BatchNormalization"):
+            scale, shift, mean, var = (constants[i].astype(np.float64) for i in bn.input[1:5])
+            factor = scale / np.sqrt(var + attrs(bn).get("epsilon", 1e-5))
+            w_exact = np.where(w_exact == 0, w_exact, w_exact * factor[:, None, None, None])
+            b_exact = (b_exact - mean) * factor + shift
+        exact_w = np.array_equal(w.view(np.uint32),
+                                 round_half(w_exact, elem).astype(np.float32).view(np.uint32))
+        exact_b = (b is None and b_onnx is None and not any(
+            n.op_type == "BatchNormalization" for n in fused)) or (
+            b is not None and np.array_equal(b, round_half(b_exact, elem).astype(np.float32)))
+        unit = 2.0 ** -HALF[elem][0]
+        bound = unit * (conv2d(np.abs(x), np.abs(w_exact), np.abs(b_exact),
+                               array_attr(body, "strides", [1, 1]),
+                               array_attr(body, "padding", [0, 0, 0, 0]),
+                               array_attr(body, "dilations", [1, 1]),
+                               int(gm.group(1)) if gm else 1))
+        slack = 1e-12 * max(np.max(np.abs(ref)), 1e-30)
+        within = bool(np.all(np.abs(got - ref) <= bound * (1 + 1e-9) + slack))
+        ok = zeros_same and exact_w and exact_b and within
+        if not ok:
+            print("  %s: weights rounded once %s, bias %s, output within the rounding bound %s"
+                  % (entry["func"], exact_w, exact_b, within))
     failed |= not ok
-    print("%s %s act %s max-rel-err %.1e zeros %d %s" % (
-        "OK" if ok else "MISMATCH", entry["func"], act, err, int(np.sum(w == 0)),
+    print("%s %s %s act %s max-rel-err %.1e zeros %d %s" % (
+        "OK" if ok else "MISMATCH", entry["func"], elem, act, err, int(np.sum(w == 0)),
         "kept" if zeros_same else "CHANGED"))
 sys.exit(1 if failed else 0)
