@@ -3,14 +3,14 @@
     /usr/bin/python3 fuzz/onnx-import/make_corpus.py [OUTDIR]
 
 Two sources: the models of the --import-onnx lit tests (test/Target/ImportOnnx/Inputs/
-make_models.py, good and bad), and small models written here for what those lack in a
-small file: one Conv, Conv+BN+Relu, Conv+Clip (opset 13 inputs and opset 6 attributes),
-grouped and depthwise convs, each auto_pad, a symbolic batch (for --onnx-batch), Constant
-weights, external data that resolves inside the fuzzer's scratch directory (`data.bin`,
-`data/weights.bin`: 4 KiB each, see the fuzzer), a few other operators around a conv for
-ONNX's shape inference, a subgraph (If) and a model-local function. Weights are tiny and
-from a fixed seed, so the output is the same on every run with the same onnx version
-(Debian's python3-onnx 1.12 here).
+make_models.py and make_half_models.py: good and bad, float32, float16 and bfloat16), and
+small models written here for what those lack in a small file: one Conv, Conv+BN+Relu,
+Conv+Clip (opset 13 inputs and opset 6 attributes), grouped and depthwise convs, each
+auto_pad, a symbolic batch (for --onnx-batch), Constant weights, external data that resolves
+inside the fuzzer's scratch directory (`data.bin`, `data/weights.bin`: 4 KiB each, see the
+fuzzer), a few other operators around a conv for ONNX's shape inference, a subgraph (If) and
+a model-local function. Weights are tiny and from a fixed seed, so the output is the same on
+every run with the same onnx version (Debian's python3-onnx 1.12 here).
 """
 import os
 import shutil
@@ -29,12 +29,13 @@ F = TensorProto.FLOAT
 rng = np.random.default_rng(12)
 
 # --- the lit tests' models ---------------------------------------------------------------------
-with tempfile.TemporaryDirectory() as tmp:
-    subprocess.run([sys.executable, os.path.join(ROOT, "test/Target/ImportOnnx/Inputs/make_models.py"),
-                    tmp], check=True, stdout=subprocess.DEVNULL)
-    for name in sorted(os.listdir(tmp)):
-        if name.endswith(".onnx"):
-            shutil.copy(os.path.join(tmp, name), os.path.join(OUT, "test-" + name))
+for script in ("make_models.py", "make_half_models.py"):  # float32; float16 and bfloat16
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([sys.executable, os.path.join(ROOT, "test/Target/ImportOnnx/Inputs", script),
+                        tmp], check=True, stdout=subprocess.DEVNULL)
+        for name in sorted(os.listdir(tmp)):
+            if name.endswith(".onnx"):
+                shutil.copy(os.path.join(tmp, name), os.path.join(OUT, "test-" + name))
 
 
 # --- small models of our own -------------------------------------------------------------------
