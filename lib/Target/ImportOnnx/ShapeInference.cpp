@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 namespace {
 /// ONNX 1.12's shape inference of convolutions and pooling trusts its operands; spconv
@@ -29,11 +30,35 @@ namespace {
 ///  - a zero stride, dilation or kernel size is a division by zero. The reader refuses
 ///    those in the main graph with a located error (checkWindowAttributes); this covers
 ///    the nodes of subgraphs and local functions too.
-/// This registry hands out ONNX's own schemas, except that for these ops the inference
-/// function first checks what it relies on and otherwise fails the way ONNX reports an
-/// inconsistency (an InferenceError: non-strict inference leaves the node's outputs
-/// unshaped, and a Conv the importer needs then reports the problem itself).
+/// And, for every op: its inference function dereferences the attributes the schema
+/// requires without checking that they are there (a `Scan` without `num_scan_inputs` is a
+/// null dereference, found by spconv-onnx-import-fuzzer), and reads them through the
+/// declared type's field.
+/// This registry hands out ONNX's own schemas, except that the inference function first
+/// checks what it relies on and otherwise fails the way ONNX reports an inconsistency (an
+/// InferenceError: non-strict inference leaves the node's outputs unshaped, and a Conv the
+/// importer needs then reports the problem itself).
 constexpr int64_t kMaxStrideSteps = int64_t(1) << 24;
+
+/// Every attribute `schema` requires is present, and every attribute it declares that the
+/// node gives with a type has the declared type (the checker's rules; a model that passes
+/// onnx.checker passes these).
+void checkAttributes(const onnx::OpSchema &schema, onnx::InferenceContext &ctx) {
+  for (const auto &[name, declared] : schema.attributes()) {
+    const onnx::AttributeProto *attr = ctx.getAttribute(name);
+    if (!attr) {
+      if (declared.required)
+        fail_shape_inference("the required attribute '", name, "' of ", schema.Name(),
+                             " is missing");
+      continue;
+    }
+    if (attr->type() != onnx::AttributeProto::UNDEFINED &&
+        declared.type != onnx::AttributeProto::UNDEFINED && attr->type() != declared.type)
+      fail_shape_inference("attribute '", name, "' of ", schema.Name(), " has type ",
+                           static_cast<int>(attr->type()), "; the schema declares ",
+                           static_cast<int>(declared.type));
+  }
+}
 
 void checkWindowOperands(onnx::InferenceContext &ctx, int weightIndex) {
   for (const char *name : {"strides", "dilations", "kernel_shape", "pads"}) {
@@ -78,24 +103,27 @@ public:
         onnx::OpSchemaRegistry::Instance()->GetSchema(key, maxInclusiveVersion, domain);
     if (!schema || !schema->has_type_and_shape_inference_function())
       return schema;
-    int weightIndex;
+    // The weights' input of a conv, -1 for a pool; no window checks otherwise.
+    std::optional<int> weightIndex;
     if (key == "Conv" || key == "ConvInteger" || key == "ConvTranspose")
       weightIndex = 1;
     else if (key == "QLinearConv")
       weightIndex = 3;
     else if (key == "MaxPool" || key == "AveragePool" || key == "LpPool")
       weightIndex = -1;
-    else
-      return schema;
     std::lock_guard<std::mutex> lock(mutex);
     std::unique_ptr<onnx::OpSchema> &guarded = schemas[schema];
     if (!guarded) {
       guarded = std::make_unique<onnx::OpSchema>(*schema);
       onnx::InferenceFunction infer = schema->GetTypeAndShapeInferenceFunction();
-      guarded->TypeAndShapeInferenceFunction([infer, weightIndex](onnx::InferenceContext &ctx) {
-        checkWindowOperands(ctx, weightIndex);
-        infer(ctx);
-      });
+      // ONNX's registry keeps its schemas for the life of the process.
+      guarded->TypeAndShapeInferenceFunction(
+          [infer, weightIndex, schema](onnx::InferenceContext &ctx) {
+            checkAttributes(*schema, ctx);
+            if (weightIndex)
+              checkWindowOperands(ctx, *weightIndex);
+            infer(ctx);
+          });
     }
     return guarded.get();
   }

@@ -305,6 +305,17 @@ save("raw_data_partial_element", [helper.make_node("Reshape", ["x", "shape"], ["
                                   helper.make_node("Conv", ["x", "w"], ["y"], name="conv")],
      x, [vi("y", None), vi("r", None)], [w, shape7])
 
+# An op without the attributes its schema requires: ONNX 1.12's Scan inference dereferenced
+# the missing num_scan_inputs (a null pointer; the fuzzer's input was a Conv renamed Scan).
+# A Conv whose 'strides' is an int, not a list of ints.
+save("scan_missing_attributes", [helper.make_node("Scan", ["x"], ["s"], name="scan"),
+                                 helper.make_node("Conv", ["s", "w"], ["y"], name="conv")],
+     x, [vi("y", None)], [w])
+save("renamed_scan", [helper.make_node("Scan", ["x", "w"], ["y"], name="conv", strides=[2, 2])],
+     x, [vi("y", None)], [w])
+save("strides_wrong_type", [helper.make_node("Conv", ["x", "w"], ["y"], name="conv", strides=2)],
+     x, [vi("y", None)], [w])
+
 # Names that are not UTF-8 cannot go into the JSON listing.
 save("non_utf8_name", [helper.make_node("Conv", ["x", "w"], ["y"], name="conv")], x,
      [vi("y", None)], [w])
