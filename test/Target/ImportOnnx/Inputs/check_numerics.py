@@ -108,7 +108,7 @@ def onnx_after(node, y):
     raise SystemExit("unexpected fused node " + node.op_type)
 
 
-blobs = {m.group(1): m.group(2) for m in re.finditer(r"(\w+): \"0x([0-9A-Fa-f]+)\"", text)}
+blobs = {m.group(1): m.group(2) for m in re.finditer(r"([\w.$]+): \"0x([0-9A-Fa-f]+)\"", text)}
 
 
 def blob(name, elem):
@@ -167,10 +167,10 @@ for entry in listing["nodes"]:
 
     in_type, elem, body = funcs[entry["func"]]
     assert [int(d) for d in in_type.split("x")] == shape
-    wm = re.search(r"weights = dense_resource<(\w+)> : tensor<([0-9x]+)x(f32|f16|bf16)>", body)
+    wm = re.search(r"weights = dense_resource<([\w.$]+)> : tensor<([0-9x]+)x(f32|f16|bf16)>", body)
     assert wm.group(3) == elem, "weights in the conv's type"
     w = blob(wm.group(1), elem).reshape([int(d) for d in wm.group(2).split("x")]).copy()
-    bm = re.search(r"bias = dense_resource<(\w+)> : tensor<\d+x(f32|f16|bf16)>", body)
+    bm = re.search(r"bias = dense_resource<([\w.$]+)> : tensor<\d+x(f32|f16|bf16)>", body)
     b = blob(bm.group(1), bm.group(2)) if bm else None
     assert not bm or bm.group(2) == elem, "bias in the conv's type"
     gm = re.search(r"groups = (\d+)", body)
