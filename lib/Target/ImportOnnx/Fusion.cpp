@@ -276,12 +276,12 @@ FailureOr<ImportedConv> spconv::onnx_import::importConv(const OnnxGraph &graph, 
     if (!isFloatElemType(tensor.data_type()) || tensor.data_type() == conv.elemType)
       return success();
     return emitError(loc) << what << " '" << tensor.name() << "' is "
-                   << elemTypeName(tensor.data_type()) << " but the Conv's input '"
-                   << node.input(0) << "' is " << elemTypeName(conv.elemType)
-                   << "; ONNX's Conv takes one element type for its input, weights and bias "
-                      "(convert the "
-                   << (what == "Conv bias" ? "bias" : "weights") << " to "
-                   << elemTypeName(conv.elemType) << ")";
+                          << elemTypeName(tensor.data_type()) << " but the Conv's input '"
+                          << node.input(0) << "' is " << elemTypeName(conv.elemType)
+                          << "; ONNX's Conv takes one element type for its input, weights "
+                             "and bias (convert the "
+                          << (what == "Conv bias" ? "bias" : "weights") << " to "
+                          << elemTypeName(conv.elemType) << ")";
   };
   if (failed(checkSameType(*weights, "Conv weights")))
     return failure();
