@@ -94,14 +94,9 @@ static FailureOr<std::string> emitPTXFoldedInLLVM(ModuleOp module,
   return ptx;
 }
 
-FoldLevel spconv::effectiveFoldLevel(ModuleOp module, const ArtifactOptions &options) {
-  if (options.foldAt != FoldLevel::PTX)
-    return options.foldAt;
-  WalkResult half = module.walk([](Conv2DOp op) {
-    return op.getInputType().getElementType().isF32() ? WalkResult::advance()
-                                                      : WalkResult::interrupt();
-  });
-  return half.wasInterrupted() ? FoldLevel::LLVM : FoldLevel::PTX;
+FoldLevel spconv::effectiveFoldLevel(ModuleOp, const ArtifactOptions &options) {
+  // Every conv, f32 or half precision, folds where the options say.
+  return options.foldAt;
 }
 
 FailureOr<PtxProgram> spconv::emitPTXProgram(ModuleOp module,

@@ -2,11 +2,13 @@
 #include "spconv/Target/PtxKernels.h"
 #include "spconv/Conversion/ConvTemplate/ConvTemplate.h"
 #include "spconv/Conversion/ConvTemplate/KernelInfo.h"
+#include "spconv/Conversion/ConvTemplate/Placeholder.h"
 #include "spconv/Dialect/Spconv/IR/SpconvOps.h"
 #include "spconv/Target/PtxBlockTemplate.h"
 #include "spconv/Transforms/BuildTemplate.h"
 #include "spconv/Transforms/TemplateCache.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "llvm/ADT/StringMap.h"
 
@@ -22,6 +24,57 @@ double secondsSince(Clock::time_point start) {
 }
 } // namespace
 
+/// The element type of `shape`'s template arithmetic.
+static TemplateType templateType(const ConvShape &shape) {
+  switch (shape.precision) {
+  case Precision::f16:
+    return TemplateType::f16;
+  case Precision::bf16:
+    return TemplateType::bf16;
+  case Precision::f32:
+    break;
+  }
+  return TemplateType::f32;
+}
+
+/// What the PTX-level fold's template of a half-precision conv adds to the cache key: the
+/// bias form below.
+static constexpr llvm::StringLiteral kHalfBiasForm = "bias-f32-placeholder";
+
+/// A half-precision template whose sums are f32 starts them from the bias word, widened:
+/// `llvm.fpext (b, b)`. LLVM folds that into two f32 constants that no longer name their
+/// channel (0x0400 + k as an f16 is just a small number), so the PTX would hold the bias
+/// where the fold cannot find it. The widened bias becomes the f32 bias placeholder
+/// (Placeholder.h, bias(k)) in both lanes instead: NVPTX keeps it as an `add.rn.f32`
+/// immediate that stamping replaces with the bias rounded to the half type, the value the
+/// LLVM-level fold computes (fpext of (b, b)). Returns how many were rewritten.
+static int64_t widenBiasPlaceholders(gpu::GPUModuleOp kernels) {
+  SmallVector<LLVM::FPExtOp> widened;
+  kernels.walk([&](LLVM::FPExtOp ext) { widened.push_back(ext); });
+  int64_t rewritten = 0;
+  for (LLVM::FPExtOp ext : widened) {
+    auto c = ext.getArg().getDefiningOp<LLVM::ConstantOp>();
+    auto attr = c ? llvm::dyn_cast<DenseFPElementsAttr>(c.getValue()) : DenseFPElementsAttr();
+    auto vector = llvm::dyn_cast<VectorType>(ext.getType());
+    if (!attr || attr.getNumElements() != 2 || !vector || !vector.getElementType().isF32())
+      continue;
+    auto halves = attr.getValues<APFloat>();
+    uint32_t word = uint32_t(halves[0].bitcastToAPInt().getZExtValue()) |
+                    uint32_t(halves[1].bitcastToAPInt().getZExtValue()) << 16;
+    std::optional<placeholder::HalfPlaceholder> p = placeholder::decodeHalfWord(word);
+    if (!p || !p->isBias)
+      continue;
+    OpBuilder b(ext);
+    Value f32 = LLVM::ConstantOp::create(
+        b, ext.getLoc(), vector,
+        DenseElementsAttr::get(vector, b.getF32FloatAttr(placeholder::bias(p->index))));
+    ext.getResult().replaceAllUsesWith(f32);
+    ext->erase();
+    ++rewritten;
+  }
+  return rewritten;
+}
+
 FailureOr<std::string> spconv::buildBlockTemplatePTX(MLIRContext *ctx, const ConvShape &shape,
                                                      const Tiling &tiling,
                                                      const ArtifactOptions &options,
@@ -33,6 +86,8 @@ FailureOr<std::string> spconv::buildBlockTemplatePTX(MLIRContext *ctx, const Con
   if (!tmpl)
     return failure();
   auto kernels = tmpl->lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName);
+  if (shape.promotesRuns() && shape.hasBias)
+    widenBiasPlaceholders(kernels);
   kernels.setTargetsAttr(ArrayAttr::get(
       ctx,
       {NVVM::NVVMTargetAttr::get(ctx, options.llvmOptLevel, "nvptx64-nvidia-cuda", options.chip)}));
@@ -45,6 +100,7 @@ FailureOr<std::string> spconv::buildBlockTemplatePTX(MLIRContext *ctx, const Con
   BlockTemplateInfo info{shape.k, tiling.blockK, shape.cpg() * shape.r * shape.s,
                          shape.hasBias};
   info.channelBlockDim = tiling.channelBlockMajor() ? 2 : 1;
+  info.type = templateType(shape);
   return info.str() + *ptx;
 }
 
@@ -105,7 +161,9 @@ static BlockCodeEstimate blockInstructionsAtLeast(ArrayRef<float> weights,
       }
     }
     // Adjacent columns (Tiling::columnOrder 2) share loads between outputs: an upper bound.
-    int64_t instructions = (fmas + loads) * tiling.outputsPerThread;
+    // A half-precision weight is also a mov of its word, once per weight.
+    int64_t instructions =
+        (fmas + loads) * tiling.outputsPerThread + (shape.isHalf() ? fmas : 0);
     estimate.largest = std::max(estimate.largest, instructions);
     total += instructions;
   }
@@ -129,8 +187,10 @@ findOrBuildTemplate(Conv2DOp op, const ConvShape &shape, const Tiling &tiling,
                     llvm::StringMap<std::unique_ptr<PtxBlockTemplate>> &templates,
                     double &nvptxSeconds, CompileTimes *times) {
   MLIRContext *ctx = op.getContext();
-  std::string key = templateKey("ptx-block", shape, tiling, options.chip,
-                                "O" + std::to_string(options.llvmOptLevel));
+  std::string extra = "O" + std::to_string(options.llvmOptLevel);
+  if (shape.isHalf())
+    extra += ";" + kHalfBiasForm.str();
+  std::string key = templateKey("ptx-block", shape, tiling, options.chip, extra);
   auto found = templates.find(key);
   if (found == templates.end()) {
     std::unique_ptr<PtxBlockTemplate> tmpl;
@@ -216,6 +276,21 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
       bias = std::move(*b);
     }
     ConvShape shape = ConvShape::fromOp(op);
+    // Half precision: the words hold the weights and bias rounded to the kernel's type, by
+    // the LLVM-level fold's rule (no nonzero value becomes zero, none finite infinite).
+    if (shape.isHalf()) {
+      Type halfType = op.getInputType().getElementType();
+      for (auto [values, what] : {std::make_pair(&*weights, "weight"),
+                                  std::make_pair(&bias, "bias value")}) {
+        int64_t crossed;
+        FailureOr<std::vector<float>> rounded = roundToPrecision(*values, halfType, crossed);
+        if (failed(rounded))
+          return op.emitError("") << what << " " << crossed << " (" << (*values)[crossed]
+                                  << ") would round to zero or overflow in " << halfType
+                                  << "; rescale the layer or keep it in f32";
+        *values = std::move(*rounded);
+      }
+    }
     Tiling requested = options.tiling;
     std::string name = "spconv_conv2d_" + std::to_string(index++);
     // Retried with a smaller block-k while one channel block's code exceeds the block code

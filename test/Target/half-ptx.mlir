@@ -8,7 +8,7 @@
 // RUN: spconv-translate --spconv-to-ptx --cache-dir=none %s | grep -c "fma.rn.f16x2" | FileCheck %s --check-prefix=COUNT
 // RUN: spconv-translate --spconv-to-ptx --cache-dir=none --strict-ieee %s | grep -c "fma.rn.f16x2" | FileCheck %s --check-prefix=STRICT
 // RUN: sed 's/xf16>/xbf16>/g' %s | spconv-translate --spconv-to-ptx --cache-dir=none | FileCheck %s --check-prefix=BF16
-// The sidecar states the numerics contract; a half-precision module is folded in LLVM IR.
+// The sidecar states the numerics contract; a half-precision module is folded in PTX.
 // RUN: spconv-translate --spconv-to-launch-json --cache-dir=none %s | FileCheck %s --check-prefix=JSON
 
 func.func @conv(%x: tensor<2x1x4x4xf16>) -> tensor<2x4x4x4xf16> {
@@ -27,7 +27,7 @@ func.func @conv(%x: tensor<2x1x4x4xf16>) -> tensor<2x4x4x4xf16> {
 // STRICT: {{^4$}}
 // BF16-DAG: mov.b32 {{%r[0-9]+}}, 1069563840;
 // BF16-DAG: fma.rn.bf16x2
-// JSON: "fold_at": "llvm"
+// JSON: "fold_at": "ptx"
 // JSON: "numerics": {
 // JSON-DAG: "accumulate": "f32"
 // JSON-DAG: "dtype": "f16"

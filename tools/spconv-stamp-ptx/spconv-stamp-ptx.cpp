@@ -25,7 +25,9 @@ static cl::opt<std::string> templatePath(cl::Positional, cl::Required,
 static cl::opt<std::string> entry("entry", cl::desc("The template's kernel name"),
                                   cl::init("spconv_block_template"));
 static cl::opt<std::string> weightsPath(
-    "weights", cl::Required, cl::desc("Raw little-endian f32 weights, K x C x R x S"));
+    "weights", cl::Required,
+    cl::desc("Raw little-endian f32 weights, K x C x R x S (rounded to a half-precision "
+             "template's f16 or bf16 as the compiler rounds them)"));
 static cl::opt<std::string> biasPath("bias", cl::desc("Raw f32 bias of length K"),
                                      cl::init(""));
 static cl::opt<int64_t> k("k", cl::Required, cl::desc("Output channels K"));
@@ -95,6 +97,12 @@ int main(int argc, char **argv) {
                 ") and --k, --block-k be positive");
   if (!bias.empty() && bias.size() != size_t(k))
     return fail("the bias has " + Twine(bias.size()) + " values, K is " + Twine(k));
+
+  // A half-precision template holds the weights rounded to its type, by the compiler's rule.
+  for (auto [values, what] : {std::make_pair(&weights, "weight"),
+                              std::make_pair(&bias, "bias value")})
+    if (Error err = spconv::roundToTemplateType(*values, tmpl->elementType(), what))
+      return fail(toString(std::move(err)));
 
   // ceil(K / block-k); k + blockK - 1 would overflow for a huge --block-k.
   int64_t kBlocks = k / blockK + (k % blockK != 0);

@@ -93,9 +93,8 @@ mlir::FailureOr<std::string> serializeToPTX(mlir::gpu::GPUModuleOp kernels);
 
 /// Compiles every uncompiled conv, folding at `options.foldAt`, and returns the PTX of
 /// their kernels.
-/// Where `module`'s weights are folded: `options.foldAt`, except that a module with a
-/// half-precision conv is folded in LLVM IR (the PTX-level stamper rewrites f32 FMAs only;
-/// docs/design.md, "Half precision").
+/// Where `module`'s weights are folded: `options.foldAt`, for f32 and half-precision convs
+/// alike (docs/design.md, "Half precision in PTX").
 FoldLevel effectiveFoldLevel(mlir::ModuleOp module, const ArtifactOptions &options);
 
 mlir::FailureOr<PtxProgram> emitPTXProgram(mlir::ModuleOp module,

@@ -29,9 +29,24 @@
 #include <vector>
 
 namespace spconv {
+/// The element type of a block template's arithmetic: f32 FMAs, or paired half-precision
+/// FMAs (fma.rn.f16x2 / fma.rn.bf16x2) whose weight is a 32-bit word (w, w).
+enum class TemplateType { f32, f16, bf16 };
+/// "f32", "f16" or "bf16".
+const char *templateTypeName(TemplateType type);
+
+/// `values` rounded to `type` (f32: unchanged; f16, bf16: to nearest, ties to even), as f32,
+/// by the rule of the LLVM-level fold (roundToPrecision): an error names the first nonzero
+/// value (`what` and its index) that would round to zero or finite one that would overflow.
+/// Stamping a half-precision template needs its weights and bias rounded so.
+llvm::Error roundToTemplateType(std::vector<float> &values, TemplateType type,
+                                llvm::StringRef what);
+
 /// The weights one conv folds into its kernel.
 struct BlockWeights {
-  llvm::ArrayRef<float> weights; // K x C x R x S, row-major
+  // K x C x R x S, row-major; for a half-precision template already rounded to its type
+  // (roundToTemplateType): stamping refuses a value that is not.
+  llvm::ArrayRef<float> weights;
   llvm::ArrayRef<float> bias;    // K values, or empty when the conv has no bias
   int64_t k = 0;                 // output channels
   int64_t blockK = 0;            // output channels per channel block
@@ -54,8 +69,11 @@ struct BlockTemplateInfo {
   /// The grid dimension that numbers channel blocks: 1 (%ctaid.y) or 2 (%ctaid.z, the
   /// channel-block-major grid, Tiling::blockOrder 2).
   int64_t channelBlockDim = 1;
+  /// The arithmetic's element type. A half template's placeholders are words (Placeholder.h,
+  /// halfWeightWord), except the bias of f32 sums, an f32 placeholder.
+  TemplateType type = TemplateType::f32;
   /// "// spconv block template: k=.. block_k=.. weights_per_channel=.. bias=0|1
-  /// [channel_block_dim=2]\n"
+  /// [channel_block_dim=2] [dtype=f16|bf16]\n"
   std::string str() const;
   /// The special register holding the channel block: "%ctaid.y" or "%ctaid.z".
   const char *channelBlockRegister() const {
@@ -108,6 +126,9 @@ public:
   /// placeholder sits where the fold can patch it. Errors name the offending line. A leading
   /// BlockTemplateInfo line, when present, is kept and checked by instantiate().
   static llvm::Expected<PtxBlockTemplate> parse(std::string ptx, llvm::StringRef entry);
+
+  /// The element type of the template's FMAs (its info line's, else its FMAs').
+  TemplateType elementType() const { return type; }
 
   /// The `.version`, `.target` and `.address_size` lines.
   llvm::StringRef moduleHeader() const { return header; }
@@ -204,6 +225,7 @@ private:
   /// image groups.
   int64_t channelBlockDim() const { return info ? info->channelBlockDim : 1; }
   int64_t maxWeightIndex = -1, maxBiasIndex = -1;
+  TemplateType type = TemplateType::f32;
   /// A chunk's FMAs: body lines [first, last), straight-line, between the barrier after the
   /// chunk's staging and the template's end-of-chunk marker; `liveOut`, the %r registers it
   /// defines that lines outside it mention, after it or (around the chunk loop) above it:

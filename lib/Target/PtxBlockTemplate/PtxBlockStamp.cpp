@@ -13,7 +13,10 @@
 //===----------------------------------------------------------------------===//
 #include "TemplateText.h"
 
+#include "llvm/ADT/APFloat.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
 
 using namespace spconv;
 using namespace spconv::ptxtext;
@@ -47,6 +50,65 @@ void spconv::ptxtext::emitRenamed(llvm::raw_ostream &os, StringRef line, StringR
   os << line.substr(last) << '\n';
 }
 
+const char *spconv::templateTypeName(TemplateType type) {
+  switch (type) {
+  case TemplateType::f32:
+    return "f32";
+  case TemplateType::f16:
+    return "f16";
+  case TemplateType::bf16:
+    return "bf16";
+  }
+  return "?";
+}
+
+/// `v` as diagnostics print it.
+static std::string printed(float v) {
+  std::string text;
+  llvm::raw_string_ostream(text) << v;
+  return text;
+}
+
+static const llvm::fltSemantics &semantics(TemplateType type) {
+  return type == TemplateType::bf16 ? llvm::APFloat::BFloat() : llvm::APFloat::IEEEhalf();
+}
+
+llvm::Error spconv::roundToTemplateType(std::vector<float> &values, TemplateType type,
+                                        StringRef what) {
+  if (type == TemplateType::f32)
+    return llvm::Error::success();
+  for (size_t i = 0; i < values.size(); ++i) {
+    llvm::APFloat v(values[i]);
+    bool lost;
+    v.convert(semantics(type), llvm::APFloat::rmNearestTiesToEven, &lost);
+    // No weight crosses zero, and none finite becomes infinite: which weights are zero is
+    // what the code is made of.
+    if ((v.isZero() && values[i] != 0.0f) || (v.isInfinity() && std::isfinite(values[i])))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     what + " " + llvm::Twine(i) + " (" +
+                                         printed(values[i]) +
+                                         ") would round to zero or overflow in " +
+                                         templateTypeName(type) +
+                                         "; rescale the layer or keep it in f32");
+    v.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven, &lost);
+    values[i] = v.convertToFloat();
+  }
+  return llvm::Error::success();
+}
+
+/// The word (v, v) of a half-precision FMA, or nothing if `v` is not a value of `type`
+/// (the weights were not rounded first).
+static std::optional<uint32_t> packedWord(float v, TemplateType type) {
+  llvm::APFloat h(v);
+  bool lost;
+  if (h.convert(semantics(type), llvm::APFloat::rmNearestTiesToEven, &lost) !=
+          llvm::APFloat::opOK ||
+      lost)
+    return std::nullopt;
+  uint32_t bits = uint32_t(h.bitcastToAPInt().getZExtValue());
+  return bits << 16 | bits;
+}
+
 namespace {
 /// One channel block's fold state over the body walk.
 struct BlockFold {
@@ -63,23 +125,22 @@ struct BlockFold {
         hasConst(numRegs, 0), constAbsent(numRegs, 0), mentions(numRegs, 0),
         immediate(numRegs) {}
 
-  /// The real value of a placeholder; `absent` when it belongs to a channel past K.
-  float resolve(float placeholderValue, bool &absent) const {
+  /// The real value of weight (or bias) placeholder `index`; `absent` when it belongs to a
+  /// channel past K.
+  float resolve(int64_t index, bool isBias, bool &absent) const {
     absent = false;
-    if (std::optional<int64_t> i = placeholder::decodeWeight(placeholderValue)) {
-      int64_t k = kb * w.blockK + *i / perChannel;
-      if (k >= w.k) {
-        absent = true;
-        return 0.0f;
-      }
-      return w.weights[kb * w.blockK * perChannel + *i];
-    }
-    int64_t k = kb * w.blockK + *placeholder::decodeBias(placeholderValue);
+    int64_t k = kb * w.blockK + (isBias ? index : index / perChannel);
     if (k >= w.k) {
       absent = true;
       return 0.0f;
     }
-    return w.bias[k];
+    return isBias ? w.bias[k] : w.weights[kb * w.blockK * perChannel + index];
+  }
+  /// The real value of an f32 placeholder.
+  float resolve(float placeholderValue, bool &absent) const {
+    if (std::optional<int64_t> i = placeholder::decodeWeight(placeholderValue))
+      return resolve(*i, false, absent);
+    return resolve(*placeholder::decodeBias(placeholderValue), true, absent);
   }
 };
 
@@ -97,6 +158,9 @@ struct FoldWalk {
   StringRef tmplName, name, labelSuffix;
   bool strictIEEE;
   PtxFoldCounts &counts;
+  TemplateType type;
+  /// The first value a half-precision word could not hold exactly (not rounded first).
+  mutable std::optional<float> unrounded;
 
   /// Folds `lines` into `out` (appending), noting loads and constant movs in `loads`.
   void fold(llvm::ArrayRef<PtxBlockTemplate::Line> lines, BlockFold &fold, std::string &out,
@@ -121,14 +185,56 @@ void FoldWalk::fold(llvm::ArrayRef<PtxBlockTemplate::Line> lines, BlockFold &fol
     }
     case Line::MovConst: {
       bool absent;
-      float v = fold.resolve(*line.opPlaceholder[0], absent);
+      float v;
+      std::string imm;
+      if (line.word) {
+        placeholder::HalfPlaceholder p = *placeholder::decodeHalfWord(*line.word);
+        v = fold.resolve(p.index, p.isBias, absent);
+        std::optional<uint32_t> word = packedWord(v, type);
+        if (!word) {
+          unrounded = unrounded.value_or(v);
+          word = 0;
+        }
+        imm = wordImm(*word);
+      } else {
+        v = fold.resolve(*line.opPlaceholder[0], absent);
+        imm = f32Imm(v);
+      }
       if (defCount[line.dest] == 1) {
         fold.hasConst[line.dest] = 1;
         fold.constValue[line.dest] = v;
         fold.constAbsent[line.dest] = absent;
       }
       ++fold.mentions[line.dest];
-      os << "\tmov.b32 \t%r" << line.dest << ", " << f32Imm(v) << ";\n";
+      size_t begin = out.size();
+      os << "\tmov.b32 \t%r" << line.dest << ", " << imm << ";\n";
+      // Dropped when nothing reads it any more (every FMA of a zero weight went).
+      if (defCount[line.dest] == 1)
+        loads.push_back({begin, out.size(), nullptr, line.dest});
+      break;
+    }
+    case Line::BiasAdd: {
+      bool absent;
+      float v = fold.resolve(*line.opPlaceholder[0], absent);
+      if (absent && line.opReg[0]) {
+        // A channel past K: its sum is never stored. Like a deleted FMA, the sum becomes
+        // the run it would have been added to.
+        uint32_t run = *line.opReg[0];
+        if (fold.alias[run] >= 0)
+          run = uint32_t(fold.alias[run]);
+        if (defCount[line.dest] == 1 && defCount[run] == 1 && !line.usedBeforeDef) {
+          fold.alias[line.dest] = int32_t(run);
+        } else {
+          ++fold.mentions[line.dest];
+          ++fold.mentions[run];
+          os << "\tmov.b32 \t%r" << line.dest << ", %r" << run << ";\n";
+        }
+        break;
+      }
+      std::string patched = (line.text.take_front(line.immOffset) + f32Imm(v) +
+                             line.text.drop_front(line.immOffset + line.immSize))
+                                .str();
+      emitCopy(patched);
       break;
     }
     case Line::Fma: {
@@ -136,7 +242,17 @@ void FoldWalk::fold(llvm::ArrayRef<PtxBlockTemplate::Line> lines, BlockFold &fol
       std::optional<float> weight;
       bool absent = false;
       int weightOp = -1;
+      bool half = line.halfWeightOp >= 0;
+      if (half) {
+        // The weight word's register, which its MovConst (above, defined once) resolved.
+        weightOp = line.halfWeightOp;
+        uint32_t r = *line.opReg[weightOp];
+        weight = fold.constValue[r];
+        absent = fold.constAbsent[r];
+      }
       for (int o : {0, 1}) {
+        if (half)
+          break;
         if (line.opPlaceholder[o]) {
           weight = fold.resolve(*line.opPlaceholder[o], absent);
           weightOp = o;
@@ -152,7 +268,10 @@ void FoldWalk::fold(llvm::ArrayRef<PtxBlockTemplate::Line> lines, BlockFold &fol
       if (addendReg) {
         if (fold.alias[*addendReg] >= 0)
           addendReg = uint32_t(fold.alias[*addendReg]);
-        if (!fold.immediate[*addendReg].empty()) {
+        // A paired FMA takes registers only: a constant addend stays in its register.
+        if (half) {
+          addend = "%r" + std::to_string(*addendReg);
+        } else if (!fold.immediate[*addendReg].empty()) {
           addend = fold.immediate[*addendReg];
           addendReg.reset();
         } else if (fold.hasConst[*addendReg]) {
@@ -193,7 +312,7 @@ void FoldWalk::fold(llvm::ArrayRef<PtxBlockTemplate::Line> lines, BlockFold &fol
       }
       if (weight)
         ++counts.kept;
-      os << "\tfma.rn.f32 \t%r" << line.dest;
+      os << '\t' << (half ? line.halfOpcode : StringRef("fma.rn.f32")) << " \t%r" << line.dest;
       ++fold.mentions[line.dest];
       for (int o : {0, 1}) {
         os << ", ";
@@ -279,6 +398,17 @@ static void materialize(llvm::ArrayRef<uint32_t> liveOut, BlockFold &fold, std::
   }
 }
 
+/// The error of a walk that met a weight its half-precision words cannot hold.
+static llvm::Error unroundedError(const FoldWalk &walk) {
+  if (!walk.unrounded)
+    return llvm::Error::success();
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      "value " + printed(*walk.unrounded) + " is not a " +
+          templateTypeName(walk.type) +
+          " value: round the weights and bias first (roundToTemplateType)");
+}
+
 llvm::Error PtxBlockTemplate::checkBlock(const BlockWeights &w, int64_t kb) const {
   if (llvm::Error err = checkWeights(w))
     return err;
@@ -300,11 +430,13 @@ llvm::Expected<std::string> PtxBlockTemplate::stampBlock(StringRef name, const B
   for (StringRef d : localDecls)
     emitRenamed(os, d, entry, name, {}, nullptr, "");
   BlockFold fold(w, kb, int64_t(w.weights.size()) / w.k, defCount.size());
-  FoldWalk walk{defCount, entry, name, suffix, w.strictIEEE, counts};
+  FoldWalk walk{defCount, entry, name, suffix, w.strictIEEE, counts, type, {}};
   std::string folded;
   folded.reserve(text->size() * 2 / 10 + 1024);
   std::vector<LoadSpan> loads;
   walk.fold(body, fold, folded, loads);
+  if (llvm::Error err = unroundedError(walk))
+    return std::move(err);
   dropDeadLoads(folded, loads, fold, counts);
   os << folded << "\tret;\n\t}\n";
   return out;
@@ -321,7 +453,7 @@ PtxBlockTemplate::stampRegions(StringRef name, const BlockWeights &w, int64_t kb
   BlockFold fold(w, kb, int64_t(w.weights.size()) / w.k, defCount.size());
   // The walk keeps a StringRef to the suffix: it must outlive the walk.
   std::string suffix = "_b" + std::to_string(kb);
-  FoldWalk walk{defCount, entry, name, suffix, w.strictIEEE, counts};
+  FoldWalk walk{defCount, entry, name, suffix, w.strictIEEE, counts, type, {}};
   std::vector<std::string> texts(regions.size());
   std::vector<std::vector<LoadSpan>> loads(regions.size());
   for (size_t j = 0; j < regions.size(); ++j) {
@@ -329,6 +461,8 @@ PtxBlockTemplate::stampRegions(StringRef name, const BlockWeights &w, int64_t kb
     walk.fold(llvm::ArrayRef(body).slice(r.first, r.last - r.first), fold, texts[j], loads[j]);
     materialize(r.liveOut, fold, texts[j]);
   }
+  if (llvm::Error err = unroundedError(walk))
+    return std::move(err);
   // Only now are the mentions final: a load read in no region is dead.
   for (size_t j = 0; j < regions.size(); ++j)
     dropDeadLoads(texts[j], loads[j], fold, counts);

@@ -27,7 +27,10 @@ std::string BlockTemplateInfo::str() const {
   return (kInfoPrefix + " k=" + llvm::Twine(k) + " block_k=" + llvm::Twine(blockK) +
           " weights_per_channel=" + llvm::Twine(weightsPerChannel) +
           " bias=" + llvm::Twine(int(hasBias)) +
-          (channelBlockDim == 2 ? " channel_block_dim=2" : "") + "\n")
+          (channelBlockDim == 2 ? " channel_block_dim=2" : "") +
+          (type != TemplateType::f32 ? llvm::Twine(" dtype=") + templateTypeName(type)
+                                     : llvm::Twine()) +
+          "\n")
       .str();
 }
 
@@ -41,6 +44,15 @@ static std::optional<BlockTemplateInfo> parseInfo(StringRef line) {
   line.trim().split(fields, ' ', -1, /*KeepEmpty=*/false);
   for (StringRef f : fields) {
     auto [key, value] = f.split('=');
+    if (key == "dtype") {
+      if (value == "f16")
+        info.type = TemplateType::f16;
+      else if (value == "bf16")
+        info.type = TemplateType::bf16;
+      else if (value != "f32")
+        return std::nullopt;
+      continue;
+    }
     int64_t *dst = key == "k" ? &info.k
                    : key == "block_k" ? &info.blockK
                    : key == "weights_per_channel" ? &info.weightsPerChannel
@@ -165,6 +177,37 @@ llvm::Expected<PtxBlockTemplate> PtxBlockTemplate::parse(std::string ptx, String
         trimmed(j).starts_with(".func"))
       return parseError(j, "the template PTX holds more than one function");
 
+  // The arithmetic's type: what the FMAs compute; an info line must agree.
+  StringRef bodyText = span(bodyFirst, bodyEnd);
+  TemplateType fmaType = bodyText.contains("fma.rn.bf16x2") ? TemplateType::bf16
+                         : bodyText.contains("fma.rn.f16x2") ? TemplateType::f16
+                                                             : TemplateType::f32;
+  if (t.info && t.info->type != fmaType)
+    return parseError(0, llvm::Twine("the info line says dtype=") +
+                             templateTypeName(t.info->type) + " but the FMAs are " +
+                             templateTypeName(fmaType));
+  t.type = fmaType;
+  bool half = fmaType != TemplateType::f32;
+  StringRef halfFma = fmaType == TemplateType::bf16 ? "fma.rn.bf16x2" : "fma.rn.f16x2";
+  // Half precision: 1 for a register a weight word is moved into, 2 for a bias word's.
+  std::vector<uint8_t> wordReg(numRegs, 0);
+  // Which placeholders appear, when the info line says how many there are: each must, or
+  // NVPTX moved it where the fold cannot see it (a half template's bias, once, became f32
+  // constants that no longer name their channel).
+  std::vector<char> seenWeight, seenBias;
+  if (t.info) {
+    int64_t channels = std::min(t.info->blockK, t.info->k);
+    seenWeight.assign(channels * t.info->weightsPerChannel, 0);
+    seenBias.assign(t.info->hasBias ? channels : 0, 0);
+  }
+  auto noteIndex = [&](int64_t index, bool isBias) {
+    (isBias ? t.maxBiasIndex : t.maxWeightIndex) =
+        std::max(isBias ? t.maxBiasIndex : t.maxWeightIndex, index);
+    std::vector<char> &seen = isBias ? seenBias : seenWeight;
+    if (index < int64_t(seen.size()))
+      seen[index] = 1;
+  };
+
   t.defCount.assign(numRegs, 0);
   std::vector<int64_t> defLine(numRegs, -1), firstUse(numRegs, -1), lastMention(numRegs, -1);
   std::vector<std::pair<size_t, uint32_t>> defs; // (body line, %r written), in line order
@@ -192,6 +235,13 @@ llvm::Expected<PtxBlockTemplate> PtxBlockTemplate::parse(std::string ptx, String
                         !opcode.starts_with("st");
     llvm::Error tokenError = llvm::Error::success();
     size_t firstOperandEnd = 0;
+    bool holdsPlaceholder = false;
+    // A word in an address or in 64-bit arithmetic is an offset, not a weight.
+    bool wideOp = opcode.contains("64") || opcode.contains(".wide");
+    auto inAddress = [&](size_t off) {
+      size_t open = s.rfind('[', off), close = s.rfind(']', off);
+      return open != StringRef::npos && (close == StringRef::npos || close < open);
+    };
     if (writesFirst)
       firstOperandEnd = (ops[0].data() - s.data()) + ops[0].size();
     else if (writesVector)
@@ -214,10 +264,15 @@ llvm::Expected<PtxBlockTemplate> PtxBlockTemplate::parse(std::string ptx, String
           firstUse[*r] = index;
         }
       } else if (std::optional<float> f = parseF32Imm(tok)) {
+        holdsPlaceholder |= isPlaceholder(*f);
         if (isPlaceholder(*f) && !opcode.starts_with("fma.rn.f32") &&
-            !opcode.starts_with("mov.") && !tokenError)
+            !opcode.starts_with("mov.") && !opcode.starts_with("add.rn.f32") && !tokenError)
           tokenError = parseError(j, "placeholder " + tok + " in an instruction the fold "
                                                           "does not patch: '" + s + "'");
+      } else if (half && isInstruction && !wideOp && !inAddress(off)) {
+        bool negated = off > 0 && s[off - 1] == '-';
+        if (std::optional<uint32_t> word = parseWordImm(tok, negated))
+          holdsPlaceholder |= placeholder::decodeHalfWord(*word).has_value();
       }
     });
     if (tokenError)
@@ -243,6 +298,53 @@ llvm::Expected<PtxBlockTemplate> PtxBlockTemplate::parse(std::string ptx, String
             line.opPlaceholder[o] = f;
         }
       }
+    } else if (half && (opcode == "fma.rn.f16x2" || opcode == "fma.rn.bf16x2")) {
+      // fma.rn.f16x2 d, a, b, c: the weight word reaches a or b through a register.
+      std::optional<uint32_t> regs[4];
+      for (size_t o = 0; o < ops.size() && o < 4; ++o)
+        regs[o] = parseReg32(ops[o]);
+      auto holds = [&](int o, uint8_t what) {
+        return regs[o] && wordReg[*regs[o]] == what;
+      };
+      bool weight = holds(1, 1) || holds(2, 1);
+      if (weight || holds(1, 2) || holds(2, 2) || holds(3, 1) || holds(3, 2)) {
+        if (s.starts_with("@") || ops.size() != 4 || !regs[0] || !regs[1] || !regs[2] ||
+            !regs[3])
+          return parseError(j, "predicated or malformed FMA holds a placeholder: '" + s + "'");
+        if (opcode != halfFma)
+          return parseError(j, "'" + opcode + "' in a template whose FMAs are " + halfFma);
+        if (holds(3, 1))
+          return parseError(j, "weight placeholder used as an addend: '" + s + "'");
+        if (holds(1, 2) || holds(2, 2))
+          return parseError(j, "bias placeholder used as a factor: '" + s + "'");
+        if (holds(1, 1) && holds(2, 1))
+          return parseError(j, "two weight placeholders multiplied: '" + s + "'");
+        line.kind = Line::Fma;
+        line.dest = *regs[0];
+        line.halfOpcode = opcode;
+        line.halfWeightOp = holds(1, 1) ? 0 : 1;
+        for (int o = 0; o < 3; ++o) {
+          line.ops[o] = ops[o + 1];
+          line.opReg[o] = regs[o + 1];
+        }
+      }
+    } else if (opcode == "add.rn.f32" && !s.starts_with("@") && ops.size() == 3 &&
+               parseReg32(ops[0])) {
+      // A half template's f32 sums start from the bias: sum = run + bias.
+      for (int o : {1, 2}) {
+        std::optional<float> f = parseF32Imm(ops[o]);
+        if (!f || !isPlaceholder(*f))
+          continue;
+        if (!placeholder::decodeBias(*f) || line.kind != Line::Plain)
+          return parseError(j, "a weight placeholder, or two placeholders, in an add: '" +
+                                   s + "'");
+        line.kind = Line::BiasAdd;
+        line.dest = *parseReg32(ops[0]);
+        line.opReg[0] = parseReg32(ops[3 - o]);
+        line.opPlaceholder[0] = f;
+        line.immOffset = ops[o].data() - lines[j].data();
+        line.immSize = ops[o].size();
+      }
     } else if ((opcode == "mov.b32" || opcode == "mov.f32") && !s.starts_with("@") &&
                ops.size() == 2) {
       std::optional<float> f = parseF32Imm(ops[1]);
@@ -251,6 +353,19 @@ llvm::Expected<PtxBlockTemplate> PtxBlockTemplate::parse(std::string ptx, String
         line.kind = Line::MovConst;
         line.dest = *d;
         line.opPlaceholder[0] = f;
+      } else if (half && d && opcode == "mov.b32") {
+        // mov.b32 %r, <int>: a half-precision placeholder word (Placeholder.h).
+        StringRef imm = ops[1];
+        bool negated = imm.consume_front("-");
+        if (std::optional<uint32_t> word = parseWordImm(imm, negated))
+          if (std::optional<placeholder::HalfPlaceholder> p =
+                  placeholder::decodeHalfWord(*word)) {
+            line.kind = Line::MovConst;
+            line.dest = *d;
+            line.word = word;
+            wordReg[*d] = p->isBias ? 2 : 1;
+            noteIndex(p->index, p->isBias);
+          }
       }
     } else if ((opcode == "ld.shared.b32" || opcode == "ld.shared.f32" ||
                 opcode == "ld.global.b32" || opcode == "ld.global.f32" ||
@@ -290,17 +405,33 @@ llvm::Expected<PtxBlockTemplate> PtxBlockTemplate::parse(std::string ptx, String
                                           weightOperand(ops.size() > 2 ? ops[2] : ""))) {
       return parseError(j, "predicated or malformed FMA holds a placeholder: '" + s + "'");
     }
+    // Whatever holds a placeholder must be a line the fold patches.
+    if (holdsPlaceholder && (line.kind == Line::Plain || line.kind == Line::SharedLoad))
+      return parseError(j, "placeholder in an instruction the fold does not patch: '" + s +
+                               "'");
     for (StringRef op : ops)
       if (std::optional<float> f = parseF32Imm(op)) {
         if (std::optional<int64_t> w = placeholder::decodeWeight(*f))
-          t.maxWeightIndex = std::max(t.maxWeightIndex, *w);
+          noteIndex(*w, false);
         if (std::optional<int64_t> b = placeholder::decodeBias(*f))
-          t.maxBiasIndex = std::max(t.maxBiasIndex, *b);
+          noteIndex(*b, true);
       }
     t.body.push_back(line);
   }
+  for (uint32_t r = 0; r < numRegs; ++r)
+    if (wordReg[r] && t.defCount[r] != 1)
+      return parseError(bodyFirst, "placeholder register %r" + llvm::Twine(r) +
+                                       " is defined " + llvm::Twine(t.defCount[r]) +
+                                       " times; the fold patches single definitions");
+  for (auto [seen, what] : {std::make_pair(&seenWeight, "weight"),
+                            std::make_pair(&seenBias, "bias")})
+    if (auto missing = llvm::find(*seen, 0); missing != seen->end())
+      return parseError(bodyFirst, llvm::Twine(what) + " placeholder " +
+                                       llvm::Twine(missing - seen->begin()) +
+                                       " appears nowhere the fold patches it (NVPTX folded "
+                                       "or moved it); --fold-at=llvm folds in LLVM IR");
   for (Line &line : t.body)
-    if (line.kind == Line::Fma)
+    if (line.kind == Line::Fma || line.kind == Line::BiasAdd)
       line.usedBeforeDef = firstUse[line.dest] >= 0 && firstUse[line.dest] < defLine[line.dest];
   if (t.maxWeightIndex < 0)
     return parseError(bodyFirst, "no weight placeholder: not a template kernel");

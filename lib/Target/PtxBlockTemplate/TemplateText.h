@@ -47,6 +47,26 @@ inline std::optional<float> parseF32Imm(StringRef tok) {
   return placeholder::fromBits(bits);
 }
 
+/// An integer immediate (`123`, `-123`, `0x7B`) as the 32 bits a `.b32` operand holds, or
+/// nothing if `tok` is not one or does not fit 32 bits. `negated`: a '-' precedes `tok`.
+inline std::optional<uint32_t> parseWordImm(StringRef tok, bool negated) {
+  if (tok.empty() || !llvm::isDigit(tok.front()))
+    return std::nullopt;
+  uint64_t v;
+  if (tok.starts_with("0x") || tok.starts_with("0X")) {
+    if (tok.drop_front(2).getAsInteger(16, v))
+      return std::nullopt;
+  } else if (tok.getAsInteger(10, v)) {
+    return std::nullopt;
+  }
+  if (negated ? v > 0x80000000ull : v > 0xFFFFFFFFull)
+    return std::nullopt;
+  return uint32_t(negated ? 0u - uint32_t(v) : uint32_t(v));
+}
+
+/// A `.b32` immediate as NVPTX writes one: a signed decimal.
+inline std::string wordImm(uint32_t word) { return std::to_string(int32_t(word)); }
+
 inline std::string f32Imm(float v) {
   char buf[11];
   std::snprintf(buf, sizeof buf, "0f%08X", unsigned(placeholder::toBits(v)));
@@ -100,8 +120,12 @@ void emitRenamed(llvm::raw_ostream &os, StringRef line, StringRef tmplName, Stri
 struct PtxBlockTemplate::Line {
   enum Kind : uint8_t {
     Plain,      // copied with registers, labels and the kernel name renamed
-    Fma,        // fma.rn.f32 d, a, b, c with a placeholder weight in a or b
-    MovConst,   // mov d, <placeholder>
+    Fma,        // fma.rn.f32 d, a, b, c with a placeholder weight in a or b, or (half
+                // precision) fma.rn.{f16x2,bf16x2} d, a, b, c with a or b a register that a
+                // MovConst of a weight word defines
+    MovConst,   // mov d, <placeholder>: an f32 one, or a half-precision word
+    BiasAdd,    // add.rn.f32 d, a, <f32 bias placeholder> (or the immediate first): a half
+                // template's f32 sums start from the bias (PtxKernels.cpp)
     SharedLoad, // ld.shared{,.v2,.v4}.{b32,f32} of %r registers, or a scalar ld.global{,.nc}
                 // (direct inputs): a load the fold drops when nothing reads it
   };
@@ -119,6 +143,14 @@ struct PtxBlockTemplate::Line {
   std::optional<uint32_t> opReg[3];
   std::optional<float> opPlaceholder[3];
   bool usedBeforeDef = false; // Fma: its result is mentioned above it
+  // Half precision. Fma: the opcode (fma.rn.f16x2 or fma.rn.bf16x2) and which factor (0 or
+  // 1) is the weight word's register; MovConst: the placeholder word.
+  llvm::StringRef halfOpcode;
+  int8_t halfWeightOp = -1;
+  std::optional<uint32_t> word;
+  // BiasAdd: where the placeholder immediate sits in `text` (`dest` is the sum, opReg[0]
+  // the register added to the bias).
+  size_t immOffset = 0, immSize = 0;
 };
 } // namespace spconv
 
