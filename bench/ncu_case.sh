@@ -18,6 +18,7 @@ metrics=(
   gpu__time_duration.sum launch__grid_size launch__block_size launch__registers_per_thread
   sm__warps_active.avg.pct_of_peak_sustained_active smsp__issue_active.avg.per_cycle_active
   smsp__inst_executed.sum smsp__sass_thread_inst_executed_op_ffma_pred_on.sum
+  smsp__sass_thread_inst_executed_op_hfma_pred_on.sum
   smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio
   smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
   smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio

@@ -491,6 +491,13 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
     // 7 x 7, 960-channel ones lose 2.4x (docs/tuning-log.md, "Grouped and depthwise convs").
     bool smallGroups = sh.groups > 1 && sh.kpg() < 64;
     int64_t start = smallGroups ? std::max<int64_t>(sh.kpg(), 8) : 64;
+    // Promoted half runs (ConvShape::promotesRuns) hold three registers an output pair
+    // (the f32 pair and the run's half word) where f32 and half sums hold one: a quarter of
+    // the channels keeps a thread's sums in the registers f32 block-k 64 uses. At block-k
+    // 32 and 64 vgg-conv3, resnet-conv2 and alexnet-conv2 at N = 64 spilled 470-2100 bytes
+    // and ran 1.8-2.2x slower than with half sums (docs/tuning-log.md, "Half precision").
+    if (sh.promotesRuns() && !smallGroups)
+      start = 16;
     int64_t floor = smallGroups ? std::max<int64_t>(sh.kpg(), 4) : 8;
     t.blockK = std::min<int64_t>(sh.k, start);
     while (t.blockK > floor && tiles * ceilDiv(sh.k, t.blockK) * sh.n < kMinBlocks)
