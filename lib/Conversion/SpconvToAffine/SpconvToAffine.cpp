@@ -88,11 +88,17 @@ static void pinAccumulators(OpBuilder &b, Location loc, ArrayRef<Value> accs, in
 /// chunks (ConvTemplateEmitter::chunkLoopEnd): its body stages chunk j from channel
 /// j * chunkC (a run-time offset: one copy of the staging code) and switches on j to that
 /// chunk's FMAs, the accumulators carried by the loop; a partial last chunk follows the loop
-/// straight-line. Either way each chunk's FMAs exist once.
-static void emitChunks(OpBuilder &b, Location loc, const ConvTemplateEmitter &emitter,
-                       Value tid, const BlockCoords &bc, int64_t kb, int64_t first, int64_t last,
-                       Value input, Value tile, Value kBase, int64_t tileOffset,
-                       function_ref<void()> barrier, SmallVectorImpl<Value> &accs) {
+/// straight-line. Either way each chunk's FMAs exist once. Returns how many times a thread
+/// runs `barrier` (a barrier in the loop body counts once per iteration).
+static int64_t emitChunks(OpBuilder &b, Location loc, const ConvTemplateEmitter &emitter,
+                          Value tid, const BlockCoords &bc, int64_t kb, int64_t first,
+                          int64_t last, Value input, Value tile, Value kBase, int64_t tileOffset,
+                          function_ref<void()> emitBarrier, SmallVectorImpl<Value> &accs) {
+  int64_t executed = 0;
+  auto barrier = [&](int64_t times = 1) {
+    emitBarrier();
+    executed += times;
+  };
   if (emitter.getTiling().readsInputsDirectly()) {
     // Nothing staged, nothing to wait for: the chunks' FMAs read the input themselves.
     DirectInputs direct = emitter.emitDirectInputs(b, loc, tid, bc, kb, input, kBase);
@@ -101,7 +107,7 @@ static void emitChunks(OpBuilder &b, Location loc, const ConvTemplateEmitter &em
                             &direct);
       pinAccumulators(b, loc, accs, kb, chunk);
     }
-    return;
+    return executed;
   }
   int64_t loopEnd = emitter.chunkLoopEnd(first, last);
   const KernelGeometry &g = emitter.geometry();
@@ -121,7 +127,7 @@ static void emitChunks(OpBuilder &b, Location loc, const ConvTemplateEmitter &em
       b.setInsertionPointToStart(loop.getBody());
       Value j = loop.getInductionVar();
       emitter.emitStageWait(b, loc);
-      barrier();
+      barrier(loopEnd - first);
       emitter.emitStageIntoBuffer(b, loc, tid, bc, kb, arith::AddIOp::create(b, loc, j, cst(1)),
                                   first, loopEnd, input, tile, kBase, tileOffset);
       SmallVector<Value> nextAccs = emitter.emitChunkSwitch(
@@ -147,7 +153,7 @@ static void emitChunks(OpBuilder &b, Location loc, const ConvTemplateEmitter &em
     int64_t chunkC = emitter.getTiling().chunkC;
     Value c0 = arith::MulIOp::create(b, loc, j, cst(chunkC));
     emitter.emitStage(b, loc, tid, bc, kb, c0, chunkC, input, tile, kBase, tileOffset);
-    barrier();
+    barrier(loopEnd - first);
     SmallVector<Value> next = emitter.emitChunkSwitch(
         b, loc, j, first, loopEnd, TypeRange(ValueRange(accs)), [&](int64_t chunk) {
           SmallVector<Value> chunkAccs(loop.getRegionIterArgs());
@@ -159,7 +165,7 @@ static void emitChunks(OpBuilder &b, Location loc, const ConvTemplateEmitter &em
     // The chunk's readers must be done before the next iteration (or the partial chunk
     // after the loop) overwrites the tile; after the last chunk this barrier is one more
     // than the straight-line form has.
-    barrier();
+    barrier(loopEnd - first);
     scf::YieldOp::create(b, loc, next);
     accs.assign(loop.getResults().begin(), loop.getResults().end());
   }
@@ -173,6 +179,7 @@ static void emitChunks(OpBuilder &b, Location loc, const ConvTemplateEmitter &em
     emitter.emitChunkNest(b, loc, tid, kb, chunk, tile, accs, tileOffset, bc.tileBase);
     pinAccumulators(b, loc, accs, kb, chunk);
   }
+  return executed;
 }
 
 /// The code of one channel block: accumulators, every staged chunk with its FMAs, stores.
@@ -202,24 +209,42 @@ static void emitChannelBlock(OpBuilder &b, Location loc, const ConvTemplateEmitt
     cases.push_back(grp);
   // Group 0 is the default case.
   auto sw = scf::IndexSwitchOp::create(b, loc, accTypes, group, cases, cases.size());
+  // How many times each group's threads pass its named barrier, and its yield.
+  SmallVector<int64_t> groupBarriers(g.splitC, 0);
+  SmallVector<Operation *> groupYields(g.splitC, nullptr);
+  auto groupBarrier = [&](OpBuilder &ob, int64_t grp) {
+    // Barrier 0 is the whole block's; group grp uses barrier grp + 1, counting its threads.
+    Value id = arith::ConstantIntOp::create(ob, loc, ob.getI32Type(), grp + 1);
+    Value count = arith::ConstantIntOp::create(ob, loc, ob.getI32Type(), threads);
+    NVVM::BarrierOp::create(ob, loc, Type(), id, count, NVVM::BarrierReductionAttr(), Value());
+  };
   for (int64_t grp = 0; grp < g.splitC; ++grp) {
     OpBuilder::InsertionGuard guard(b);
     Region &region = grp == 0 ? sw.getDefaultRegion() : sw.getCaseRegions()[grp - 1];
     b.setInsertionPointToStart(&region.emplaceBlock());
     SmallVector<Value> accs = grp == 0 ? emitter.emitInitialAccumulators(b, loc, kb)
                                        : emitter.emitZeroAccumulators(b, loc, kb);
-    // Barrier 0 is the whole block's; group grp uses barrier grp + 1, counting its threads.
-    Value id = arith::ConstantIntOp::create(b, loc, b.getI32Type(), grp + 1);
-    Value count = arith::ConstantIntOp::create(b, loc, b.getI32Type(), threads);
     auto [first, last] = g.groupChunks(grp);
-    emitChunks(b, loc, emitter, groupTid, bc, kb, first, last, input, tile, kBase,
-               grp * g.sharedFloats,
-               [&] {
-                 NVVM::BarrierOp::create(b, loc, Type(), id, count,
-                                         NVVM::BarrierReductionAttr(), Value());
-               },
-               accs);
-    scf::YieldOp::create(b, loc, accs);
+    groupBarriers[grp] =
+        emitChunks(b, loc, emitter, groupTid, bc, kb, first, last, input, tile, kBase,
+                   grp * g.sharedFloats, [&] { groupBarrier(b, grp); }, accs);
+    groupYields[grp] = scf::YieldOp::create(b, loc, accs);
+  }
+  // Every group passes its named barrier equally often: a group with fewer chunks (or fewer
+  // loop iterations) passes its own barrier the missing number of times before it yields.
+  // Only the group's own warps wait there, so this costs a few cycles. It is for
+  // compute-sanitizer's racecheck, which orders two threads' shared accesses across barriers
+  // as if by how many barriers each thread has passed, whatever their ids: when the groups
+  // pass theirs unequally often, the partial sums written below by groups >= 1 and read by
+  // group 0 are reported as RAW (or, the other way round, WAR) hazards, although bar.sync 0
+  // separates them in the SASS (docs/reliability.md, "GPU code";
+  // bench/sanitize/split_reduce_repro.cu).
+  int64_t most = *llvm::max_element(groupBarriers);
+  for (int64_t grp = 0; grp < g.splitC; ++grp) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(groupYields[grp]);
+    for (int64_t i = groupBarriers[grp]; i < most; ++i)
+      groupBarrier(b, grp);
   }
   SmallVector<Value> accs(sw.getResults());
   // Every group is done with its tile: the partial sums may overwrite them.
