@@ -30,19 +30,31 @@ def check_kernel(k):
     params = k.get("params", [])
     if [p.get("role") for p in params] != ["input", "output"]:
         raise SidecarError("%s: params must be (input, output)" % k["entry"])
+    dtypes = {p.get("dtype", "f32") for p in params}
+    if len(dtypes) != 1 or not dtypes <= {"f32", "f16", "bf16"}:
+        raise SidecarError("%s: params must share one dtype of f32, f16, bf16" % k["entry"])
+    numerics = k.get("numerics")
+    if (numerics is None) != (dtypes == {"f32"}) or (
+            numerics is not None and numerics.get("dtype") not in dtypes):
+        raise SidecarError("%s: a half-precision kernel (and only one) states its numerics "
+                           "in its dtype" % k["entry"])
     c = k["conv"]
     if params[0]["shape"] != [c["N"], c["C"], c["H"], c["W"]]:
         raise SidecarError("%s: input shape does not match conv" % k["entry"])
     if params[1]["shape"] != [c["N"], c["K"], c["P"], c["Q"]]:
         raise SidecarError("%s: output shape does not match conv" % k["entry"])
     # grid.z runs over the batch, images_per_block images per block (1 when absent); grid.y
-    # does with a channel-block-major grid (tiling.channel_block_major).
+    # does with a channel-block-major grid (tiling.channel_block_major). A half kernel that
+    # pairs images runs over ceil(N / 2) words of two images.
     tiling = k.get("tiling", {})
     images = tiling.get("images_per_block", 1)
     major = tiling.get("channel_block_major", False)
+    batch = c["N"]
+    if numerics is not None and numerics.get("pairing") == "images":
+        batch = -(-batch // 2)
     axis, name = (1, "grid.y") if major is True else (2, "grid.z")
     if not isinstance(major, bool) or not isinstance(images, int) or images < 1 or \
-            grid[axis] != -(-c["N"] // images):
+            grid[axis] != -(-batch // images):
         raise SidecarError("%s: %s must be the batch over images_per_block" % (k["entry"], name))
     # sm_affine: the kernel keeps work queues in its module; launches of it must not overlap
     # (docs/launch-abi.md). Nothing else about the launch changes.

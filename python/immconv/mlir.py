@@ -11,6 +11,11 @@ from typing import Optional, Sequence, Tuple
 import numpy as np
 
 ACTIVATIONS = ("none", "relu", "relu6")
+# element types of a conv's input and result (docs/design.md "Half precision"); the weights
+# and bias are always written as f32 blobs: the compiler rounds them to a half type itself,
+# refusing a nonzero value that would round to zero or overflow
+DTYPES = ("f32", "f16", "bf16")
+ACCUMULATE = ("f32", "f16", "bf16")
 
 
 def symbol(name):
@@ -22,7 +27,10 @@ def symbol(name):
 @dataclass
 class ConvSpec:
     """One conv as spconv compiles it. weights: K x C/groups x R x S float32; padding is
-    spconv's [top, left, bottom, right]; input_shape NCHW (static)."""
+    spconv's [top, left, bottom, right]; input_shape NCHW (static). dtype: the element type
+    of the input and output ("f32", "f16", "bf16"); accumulate: for a half dtype, the
+    op's `accumulate` attribute ("f32": bounded half runs promoted to f32 sums; the dtype
+    itself: sums in half precision), None for the compiler's default."""
     name: str
     weights: np.ndarray
     input_shape: Tuple[int, int, int, int]
@@ -32,6 +40,8 @@ class ConvSpec:
     dilation: Tuple[int, int] = (1, 1)
     groups: int = 1
     activation: str = "none"
+    dtype: str = "f32"
+    accumulate: Optional[str] = None
 
     @property
     def func(self):
@@ -52,12 +62,14 @@ def hex_blob(a):
     return "0x04000000" + np.ascontiguousarray(a, dtype="<f4").tobytes().hex().upper()
 
 
-def _tensor(dims):
-    return "tensor<" + "x".join(str(int(d)) for d in dims) + "xf32>"
+def _tensor(dims, elem="f32"):
+    return "tensor<" + "x".join(str(int(d)) for d in dims) + "x" + elem + ">"
 
 
 def func_text(spec):
-    tin, tout = _tensor(spec.input_shape), _tensor(spec.output_shape)
+    if spec.dtype not in DTYPES:
+        raise ValueError("%s: unknown dtype %r" % (spec.name, spec.dtype))
+    tin, tout = _tensor(spec.input_shape, spec.dtype), _tensor(spec.output_shape, spec.dtype)
     f = spec.func
     attrs = ["weights = dense_resource<%s_w> : %s" % (f, _tensor(spec.weights.shape))]
     if spec.bias is not None:
@@ -71,6 +83,11 @@ def func_text(spec):
         if spec.activation not in ACTIVATIONS:
             raise ValueError("%s: unknown activation %r" % (spec.name, spec.activation))
         attrs.append("activation = #spconv.activation<%s>" % spec.activation)
+    if spec.accumulate is not None:
+        if spec.dtype == "f32" or spec.accumulate not in ("f32", spec.dtype):
+            raise ValueError("%s: accumulate %r does not apply to a %s conv"
+                             % (spec.name, spec.accumulate, spec.dtype))
+        attrs.append("accumulate = %s" % spec.accumulate)
     loc = spec.name.replace("\\", "\\\\").replace('"', '\\"')
     return ("func.func @%s(%%x: %s) -> %s {\n"
             "  %%y = spconv.conv2d %%x {%s}\n"

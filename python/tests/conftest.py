@@ -28,14 +28,25 @@ def fake_kernel(i, spec):
     """A launch-ABI-valid sidecar entry for spec (what spconv-translate would describe)."""
     n, c, h, w = spec.input_shape
     _, k, p, q = spec.output_shape
-    return {"entry": "spconv_conv2d_%d" % i, "grid": [1, 1, n], "block": [32, 1, 1],
-            "dynamic_shared_bytes": 0,
-            "params": [{"name": "input", "role": "input", "dtype": "f32", "shape": [n, c, h, w]},
-                       {"name": "output", "role": "output", "dtype": "f32",
-                        "shape": [n, k, p, q]}],
-            "conv": {"N": n, "C": c, "H": h, "W": w, "K": k, "P": p, "Q": q,
-                     "R": spec.weights.shape[2], "S": spec.weights.shape[3]},
-            "weights_nnz": int((spec.weights != 0).sum()), "weights_total": spec.weights.size}
+    dt = getattr(spec, "dtype", "f32")
+    out = {"entry": "spconv_conv2d_%d" % i, "grid": [1, 1, n], "block": [32, 1, 1],
+           "dynamic_shared_bytes": 0,
+           "params": [{"name": "input", "role": "input", "dtype": dt, "shape": [n, c, h, w]},
+                      {"name": "output", "role": "output", "dtype": dt,
+                       "shape": [n, k, p, q]}],
+           "conv": {"N": n, "C": c, "H": h, "W": w, "K": k, "P": p, "Q": q,
+                    "R": spec.weights.shape[2], "S": spec.weights.shape[3]},
+           "weights_nnz": int((spec.weights != 0).sum()), "weights_total": spec.weights.size}
+    if dt != "f32":
+        # as the compiler states it (docs/launch-abi.md): paired images run over ceil(N / 2)
+        pairing = "images" if n >= 2 else "columns"
+        out["grid"][2] = -(-n // 2) if pairing == "images" else n
+        out["numerics"] = {"dtype": dt, "accumulate": spec.accumulate or "f32",
+                           "pairing": pairing, "unit_roundoff": 2.0 ** (-11 if dt == "f16"
+                                                                        else -8),
+                           "tiny": 2.0 ** (-24 if dt == "f16" else -133),
+                           "longest_half_run": 1, "error_terms": 3}
+    return out
 
 
 @pytest.fixture(autouse=True)

@@ -1,11 +1,16 @@
 """benchmark_layers: each SpconvConv2d timed against its original PyTorch (cuDNN) layers.
 
 This is the measurement behind the keep/compile decision: per layer, the compiled kernel and
-the original conv (+BN +activation, cuDNN FP32 with TF32 off, cudnn.benchmark on) on the
-same captured input, CUDA events, warm-up, median of repeats. The result has the layout of
-bench/network_summary.py (`layers` rows with `spconv`, `cudnn_fp32`, `x_fp32`, and `totals`),
-so immconv.plots draws it.
+the original conv (+BN +activation) on the same captured input, CUDA events, warm-up, median
+of repeats, cudnn.benchmark on. The baseline is PyTorch in the layer's own dtype, as a
+deployment runs it: an FP32 layer against cuDNN FP32 with TF32 off (`cudnn_fp32`); a
+float16/bfloat16 layer against the same modules and input in channels-last memory format
+(`cudnn_fp16_channels_last` / `cudnn_bf16_channels_last`), tensor cores allowed. Each row
+names its `baseline` and has its time as `cudnn` and spconv's speedup over it as `x` (FP32
+rows also `cudnn_fp32`/`x_fp32`, as before). The result has the layout of
+bench/network_summary.py (`layers` rows and `totals`), so immconv.plots draws it.
 """
+import copy
 import statistics
 
 import torch
@@ -51,6 +56,20 @@ def time_cuda_graph(fn, warmup, repeats, calls=1):
         return time_cuda(graph.replay, warmup, repeats) / calls
 
 
+HALF_NAMES = {torch.float16: "fp16", torch.bfloat16: "bf16"}
+
+
+def baseline(m, x):
+    """(name, module, input) of a SpconvConv2d's PyTorch baseline on its captured input x:
+    the original modules in FP32 NCHW for an FP32 layer; for a half-precision one the
+    original modules and x in channels-last memory format (PyTorch's fast half path)."""
+    if m.dtype == torch.float32:
+        return "cudnn_fp32", m.original, x
+    orig = copy.deepcopy(m.original).to(memory_format=torch.channels_last)
+    return ("cudnn_%s_channels_last" % HALF_NAMES[m.dtype], orig,
+            x.contiguous(memory_format=torch.channels_last))
+
+
 def benchmark_layers(compiled_model, example_input, warmup=10, repeats=50, graphs=False,
                      calls=20, only=None):
     """Per layer, the compiled kernel and its original layers on the same captured input.
@@ -81,22 +100,29 @@ def benchmark_layers(compiled_model, example_input, warmup=10, repeats=50, graph
                 h.remove()
             for n, m in layers:
                 x = inputs[n]
+                name, orig, xb = baseline(m, x)
                 if graphs:
                     t_sp = time_cuda_graph(lambda: m.run_kernel(x), warmup, repeats, calls=calls)
-                    t_cu = time_cuda_graph(lambda: m.original(x), warmup, repeats, calls=calls)
+                    t_cu = time_cuda_graph(lambda: orig(xb), warmup, repeats, calls=calls)
                 else:
                     t_sp = time_cuda(lambda: m.run_kernel(x), warmup, repeats)
-                    t_cu = time_cuda(lambda: m.original(x), warmup, repeats)
+                    t_cu = time_cuda(lambda: orig(xb), warmup, repeats)
                 w = m.weight
-                rows.append({"layer": n, "module": n, "entry": m.kernel["entry"],
-                             "shape": list(m.input_shape), "nnz": int((w != 0).sum().item()),
-                             "weights_total": w.numel(), "spconv": t_sp, "cudnn_fp32": t_cu,
-                             "x_fp32": t_cu / t_sp if t_sp else 0.0, "mode": modes[n]})
+                x_ratio = t_cu / t_sp if t_sp else 0.0
+                row = {"layer": n, "module": n, "entry": m.kernel["entry"],
+                       "shape": list(m.input_shape), "nnz": int((w != 0).sum().item()),
+                       "weights_total": w.numel(), "spconv": t_sp, "baseline": name,
+                       "cudnn": t_cu, "x": x_ratio, name: t_cu,
+                       "x_" + name[len("cudnn_"):]: x_ratio, "mode": modes[n]}
+                if m.dtype != torch.float32:
+                    row["dtype"] = str(m.dtype).replace("torch.", "")
+                    row["accumulate"] = m.accumulate
+                rows.append(row)
     finally:
         torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32, \
             torch.backends.cudnn.benchmark = flags
         for h in hooks:
             h.remove()
-    totals = {k: sum(r[k] for r in rows) for k in ("spconv", "cudnn_fp32")}
+    from .pipeline import totals
     return {"convs": len(rows), "device": torch.cuda.get_device_name(args[0].device),
-            "timing": "cuda-graph" if graphs else "eager", "totals": totals, "layers": rows}
+            "timing": "cuda-graph" if graphs else "eager", "totals": totals(rows), "layers": rows}

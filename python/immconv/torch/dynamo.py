@@ -13,7 +13,11 @@ missing convs. Everything else in the graph stays PyTorch.
 
 Options (`torch.compile(..., options={...})`, or `ImmconvBackend(**options)`): the keyword
 arguments of immconv.torch.compile that apply to a graph: sparsity_threshold, keep,
-min_speedup, min_speedup_graphs, cache_dir, jobs, progress, kernel_cache.
+min_speedup, min_speedup_graphs, cache_dir, jobs, progress, kernel_cache, accumulate (for
+half-precision graphs: "half", the default, or "f32"), compiler_args.
+
+The model's dtype is followed: a graph of a model.half() or bfloat16 model gets f16/bf16
+kernels (docs/python.md "Half precision").
 
 Shapes are static in spconv's kernels. The compiled graph is specialised per input shape:
 a call with tensor shapes not seen before compiles again for them (kernels cached on disk as
@@ -34,7 +38,7 @@ import torch
 from . import pipeline
 
 OPTIONS = ("sparsity_threshold", "keep", "min_speedup", "min_speedup_graphs", "cache_dir",
-           "jobs", "progress", "kernel_cache")
+           "jobs", "progress", "kernel_cache", "accumulate", "compiler_args")
 
 
 def _needs_grad(example_inputs):

@@ -31,10 +31,15 @@ class Chain:
     nodes: List[str] = field(default_factory=list)
 
 
+# the weight dtypes spconv compiles, as spconv.conv2d element types (a float16/bfloat16
+# conv becomes a half-precision kernel: docs/python.md "Half precision")
+DTYPES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16"}
+
+
 def is_plain_conv(m):
-    """The convs spconv takes: 2-D, float32, zero padding mode."""
+    """The convs spconv takes: 2-D, float32/float16/bfloat16, zero padding mode."""
     return (type(m) is nn.Conv2d and m.padding_mode == "zeros"
-            and m.weight.dtype == torch.float32)
+            and m.weight.dtype in DTYPES)
 
 
 def _single_user(node):

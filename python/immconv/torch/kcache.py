@@ -1,8 +1,8 @@
 """The kernel cache: compiled convs by what they compute, shared by every compile.
 
 A conv's key is a hash of everything its kernel depends on: the folded weights and bias
-(full SHA-256), input shape, stride, padding, dilation, groups, fused activation and the extra
-compiler arguments. One compile (`spconv-translate --spconv-compile` of a module with the
+(full SHA-256), input shape, stride, padding, dilation, groups, fused activation, the extra
+compiler arguments and, for a half-precision conv, its dtype and accumulation. One compile (`spconv-translate --spconv-compile` of a module with the
 convs not found) is a *unit*: `units/<id>/model.{cubin,json}` (the cubin may be stored
 gzipped, `model.cubin.gz`, and is unpacked on first use); `index/<key>.json` says which
 unit and kernel computes a conv, which compiler made it and, per GPU, how long it and its
@@ -69,6 +69,11 @@ def layer_key(spec, extra_args=()):
             "padding": list(spec.padding), "dilation": list(spec.dilation),
             "groups": spec.groups, "activation": spec.activation,
             "extra_args": list(extra_args)}
+    dtype = getattr(spec, "dtype", "f32")
+    if dtype != "f32":
+        # half kernels: the type and where the sums live (f32 keys are unchanged by this)
+        desc["dtype"] = dtype
+        desc["accumulate"] = spec.accumulate
     return hashlib.sha256(json.dumps(desc, sort_keys=True).encode()).hexdigest()[:32]
 
 

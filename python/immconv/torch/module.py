@@ -7,6 +7,11 @@ Modes (attribute `mode`):
 - "torch": the original modules (conv, BN, activation) as the model had them: how a layer
   the measured policy rejects stays with cuDNN, and the baseline `benchmark_layers` times.
 
+Half precision: a kernel compiled from a float16/bfloat16 conv (`dtype`) takes and gives
+tensors of that type (NCHW, contiguous); `weight`/`bias` stay the folded float32 values the
+compiler rounded, and the reference rounds them to `dtype` the same way (nearest even),
+computes in float32 and rounds its output to `dtype`.
+
 Shapes are static: the kernel was compiled for one input shape, and a call with any other
 shape raises ShapeMismatch (rather than silently falling back, which would hide that the
 deployment is not running what was compiled).
@@ -40,7 +45,8 @@ def _loaded(cubin, sidecar, device_index):
 
 class SpconvConv2d(nn.Module):
     def __init__(self, name, kernel, cubin, sidecar, weight, bias, stride, padding, dilation,
-                 groups, activation, input_shape, output_shape, original):
+                 groups, activation, input_shape, output_shape, original, dtype=torch.float32,
+                 accumulate=None):
         super().__init__()
         self.name = name
         self.kernel = kernel  # the sidecar entry (docs/launch-abi.md)
@@ -51,12 +57,20 @@ class SpconvConv2d(nn.Module):
         self.groups, self.activation = groups, activation
         self.input_shape, self.output_shape = tuple(input_shape), tuple(output_shape)
         self.original = original  # nn.Sequential(conv, [bn], [act]) as in the source model
+        self.dtype, self.accumulate = dtype, accumulate
+        want = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16"}[dtype]
+        got = [p.get("dtype", "f32") for p in kernel.get("params", ())]
+        if any(g != want for g in got):
+            raise ValueError("%s: kernel %s has params of %s, not %s" % (
+                name, kernel.get("entry"), got, want))
         self.mode = "auto"
 
     def extra_repr(self):
-        return "%s, entry=%s, %s -> %s, act=%s, mode=%s" % (
+        half = "" if self.dtype == torch.float32 else ", dtype=%s, accumulate=%s" % (
+            str(self.dtype).replace("torch.", ""), self.accumulate)
+        return "%s, entry=%s, %s -> %s, act=%s, mode=%s%s" % (
             self.name, self.kernel["entry"], list(self.input_shape), list(self.output_shape),
-            self.activation, self.mode)
+            self.activation, self.mode, half)
 
     def check_shape(self, x):
         if tuple(x.shape) != self.input_shape:
@@ -66,25 +80,32 @@ class SpconvConv2d(nn.Module):
 
     def reference(self, x):
         t, l, b, r = self.padding
+        w, bias = self.weight, self.bias
+        if self.dtype != torch.float32:
+            # the values the kernel holds: rounded to its type (x too)
+            x = x.to(self.dtype)
+            w = w.to(self.dtype).float()
+            bias = bias.to(self.dtype).float() if bias is not None else None
         x = x.float()
         if (t, l) == (b, r):
-            y = F.conv2d(x, self.weight, self.bias, self.stride, (t, l), self.dilation, self.groups)
+            y = F.conv2d(x, w, bias, self.stride, (t, l), self.dilation, self.groups)
         else:
-            y = F.conv2d(F.pad(x, (l, r, t, b)), self.weight, self.bias, self.stride, 0,
+            y = F.conv2d(F.pad(x, (l, r, t, b)), w, bias, self.stride, 0,
                          self.dilation, self.groups)
         if self.activation == "relu":
             y = F.relu(y)
         elif self.activation == "relu6":
             y = F.relu6(y)
-        return y
+        return y if self.dtype == torch.float32 else y.to(self.dtype)
 
     def run_kernel(self, x):
         """Launch the compiled kernel on PyTorch's current stream; output allocated by torch."""
         self.check_shape(x)
-        x = x.contiguous().float() if x.dtype != torch.float32 else x.contiguous()
+        # the kernel reads and writes plain NCHW tensors of its dtype
+        x = x.to(self.dtype).contiguous()
         dev = x.device.index if x.device.index is not None else torch.cuda.current_device()
         mod = _loaded(self.cubin, self.sidecar, dev)
-        y = torch.empty(self.output_shape, dtype=torch.float32, device=x.device)
+        y = torch.empty(self.output_shape, dtype=self.dtype, device=x.device)
         stream = torch.cuda.current_stream(x.device).cuda_stream
         _drv.launch(mod.functions[self.kernel["entry"]], self.kernel, stream,
                     [x.data_ptr(), y.data_ptr()])

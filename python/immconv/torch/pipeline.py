@@ -26,7 +26,7 @@ import torch.nn as nn
 from .. import folding, mlir
 from ..compiler import compile_mlir
 from . import kcache, policy
-from .fusion import find_chains, is_plain_conv, trace
+from .fusion import DTYPES, find_chains, is_plain_conv, trace
 from .module import SpconvConv2d
 
 MANIFEST = "manifest.json"
@@ -34,6 +34,12 @@ PREFIX = "model"
 # "auto": the rule of policy.py (nnz per output and sparsity, from committed measurements);
 # a number: convs whose weight sparsity is below it stay in PyTorch.
 DEFAULT_SPARSITY_THRESHOLD = policy.AUTO
+# Half-precision convs (float16/bfloat16 weights): where the sums live. "half": every product
+# accumulates in the conv's own type (measured 1.2-2.2x faster than "f32" at batch 64);
+# "f32": bounded half runs promoted to f32 sums (docs/design.md "The numerics contract").
+DEFAULT_ACCUMULATE = "half"
+ACCUMULATE_CHOICES = ("half", "f32", "f16", "bf16")
+TORCH_DTYPES = {v: k for k, v in DTYPES.items()}
 
 
 class LoadError(RuntimeError):
@@ -53,14 +59,47 @@ def conv_padding(conv, input_shape):
 
 
 def folded_weights(conv, bn):
-    """(w, b) float32 numpy with bn folded (raises folding.FoldRefused), or the conv's own."""
-    w = conv.weight.detach().cpu().numpy().astype(np.float32)
-    b = conv.bias.detach().cpu().numpy().astype(np.float32) if conv.bias is not None else None
+    """(w, b) float32 numpy with bn folded (raises folding.FoldRefused), or the conv's own.
+    A half-precision conv's weights and BN parameters are read as float32 (exactly) and
+    folded in float64 as in FP32; the compiler rounds the result to the half type."""
+    w = conv.weight.detach().cpu().float().numpy().astype(np.float32)
+    b = (conv.bias.detach().cpu().float().numpy().astype(np.float32)
+         if conv.bias is not None else None)
     if bn is None:
         return w, b
     g = lambda t: None if t is None else t.detach().cpu().double().numpy()  # noqa: E731
     return folding.fold_bn(w, b, g(bn.weight), g(bn.bias), g(bn.running_mean),
                            g(bn.running_var), bn.eps)
+
+
+def half_refusal(w, b, dtype):
+    """Why the compiler would refuse f32 weights/bias for a `dtype` ("f16"/"bf16") conv: a
+    nonzero value that rounds (to nearest even) to zero or overflows (the rule of
+    spconv-fold-weights: which weights are zero is what the code is made of), or None."""
+    if dtype == "f32":
+        return None
+    tdt = TORCH_DTYPES[dtype]
+    for what, a in (("weight", w), ("bias value", b)):
+        if a is None:
+            continue
+        a = np.asarray(a, dtype=np.float32)
+        r = torch.from_numpy(np.ascontiguousarray(a)).to(tdt).float().numpy()
+        bad = (a != 0) & ((r == 0) | ~np.isfinite(r)) & np.isfinite(a)
+        if bad.any():
+            idx = tuple(int(i) for i in np.argwhere(bad)[0])
+            return "%s %s = %r would round to zero or overflow in %s" % (
+                what, list(idx), float(a[idx]), dtype)
+    return None
+
+
+def resolve_accumulate(accumulate, dtype):
+    """The `accumulate` attribute of a `dtype` conv for compile()'s option (None for f32)."""
+    if accumulate not in ACCUMULATE_CHOICES:
+        raise ValueError("accumulate must be one of %s, not %r" % (ACCUMULATE_CHOICES,
+                                                                  accumulate))
+    if dtype == "f32":
+        return None
+    return "f32" if accumulate == "f32" else dtype
 
 
 def weights_hash(w, b):
@@ -75,21 +114,49 @@ def as_args(example_input):
     return tuple(example_input) if isinstance(example_input, (tuple, list)) else (example_input,)
 
 
-def record_input_shapes(model, example_input):
-    """{conv module name: [input shape per call]} from one forward pass."""
-    shapes, hooks = {}, []
+def _hooked_pass(model, args):
+    shapes, dtypes, hooks = {}, {}, []
     for name, m in model.named_modules():
         if isinstance(m, nn.Conv2d):
-            hooks.append(m.register_forward_hook(
-                lambda mod, inp, out, name=name: shapes.setdefault(name, []).append(
-                    tuple(inp[0].shape))))
+            def hook(mod, inp, out, name=name):
+                shapes.setdefault(name, []).append(tuple(inp[0].shape))
+                dtypes.setdefault(name, []).append(inp[0].dtype)
+            hooks.append(m.register_forward_hook(hook))
     try:
         with torch.no_grad():
-            model(*as_args(example_input))
+            model(*args)
     finally:
         for h in hooks:
             h.remove()
-    return shapes
+    return shapes, dtypes
+
+
+def _has_half_on_cpu(model, args):
+    tensors = list(model.parameters()) + list(model.buffers()) + [
+        a for a in args if isinstance(a, torch.Tensor)]
+    return any(t.dtype in (torch.float16, torch.bfloat16) and not t.is_cuda for t in tensors)
+
+
+def record_inputs(model, example_input):
+    """({conv module name: [input shape per call]}, {name: [input dtype per call]}) from one
+    forward pass. A half-precision model on a CPU whose PyTorch cannot run it (float16 convs,
+    BN, pooling have no CPU kernels before PyTorch 2.1) is run as a float32 copy for the
+    shapes; its convs' input dtypes are then unknown (absent)."""
+    args = as_args(example_input)
+    try:
+        return _hooked_pass(model, args)
+    except RuntimeError:
+        if not _has_half_on_cpu(model, args):
+            raise
+    f32 = copy.deepcopy(model).float()
+    shapes, _ = _hooked_pass(f32, tuple(a.float() if isinstance(a, torch.Tensor) and
+                                        a.is_floating_point() else a for a in args))
+    return shapes, {}
+
+
+def record_input_shapes(model, example_input):
+    """{conv module name: [input shape per call]} from one forward pass."""
+    return record_inputs(model, example_input)[0]
 
 
 def _keep_by_policy(name, conv, sparsity, keep, threshold):
@@ -106,9 +173,15 @@ def _keep_by_policy(name, conv, sparsity, keep, threshold):
     return None
 
 
-def plan(model, example_input, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD, keep=None):
+def plan(model, example_input, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD, keep=None,
+         accumulate=DEFAULT_ACCUMULATE):
     """(layers, kept): layer records (manifest rows, with `_w`/`_b` arrays) for the convs to
-    compile, in graph order, and {conv name: reason} for those left in PyTorch."""
+    compile, in graph order, and {conv name: reason} for those left in PyTorch.
+
+    A conv's kernel has the dtype of its weight (float32, float16, bfloat16): a half conv
+    (model.half(), model.bfloat16()) becomes a half spconv.conv2d whose folded f32 weights the
+    compiler rounds; `accumulate` ("half" or "f32") says where its sums live."""
+    resolve_accumulate(accumulate, "f16")  # rejects a bad option before any work
     gm = trace(model)
     if gm is None:
         warnings.warn("spconv: torch.fx cannot trace the model: convs are replaced one by one "
@@ -120,9 +193,9 @@ def plan(model, example_input, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD, ke
         order = [(c.conv, c.bn, c.act) for c in chains.values()]
     modules = dict(model.named_modules())
     listed = {name for name, _, _ in order}
-    kept = {n: "not a float32 zeros-padded 2-D conv (nn.Conv2d)" for n, m in modules.items()
-            if isinstance(m, nn.Conv2d) and n not in listed}
-    shapes = record_input_shapes(model, example_input)
+    kept = {n: "not a float32/float16/bfloat16 zeros-padded 2-D conv (nn.Conv2d)"
+            for n, m in modules.items() if isinstance(m, nn.Conv2d) and n not in listed}
+    shapes, in_dtypes = record_inputs(model, example_input)
     calls = {}
     for name, _, _ in order:
         calls[name] = calls.get(name, 0) + 1
@@ -130,7 +203,13 @@ def plan(model, example_input, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD, ke
     for name, bn_name, act in order:
         conv = modules[name]
         if not is_plain_conv(conv):
-            kept[name] = "not a float32 zeros-padded Conv2d"
+            kept[name] = "not a float32/float16/bfloat16 zeros-padded Conv2d"
+            continue
+        dtype = DTYPES[conv.weight.dtype]
+        seen_dt = set(in_dtypes.get(name, ()))
+        if seen_dt and seen_dt != {conv.weight.dtype}:
+            kept[name] = "input dtype %s differs from the weights' %s" % (
+                "/".join(sorted(str(d) for d in seen_dt)), conv.weight.dtype)
             continue
         seen = shapes.get(name, [])
         if calls[name] != 1 or len(seen) != 1:
@@ -150,14 +229,28 @@ def plan(model, example_input, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD, ke
                           % (name, bn_name, e))
             bn_name, act = None, "none"
             w, b = folded_weights(conv, None)
+        why = half_refusal(w, b, dtype)
+        if why and bn_name:
+            warnings.warn("immconv: %s: BatchNorm %s not folded (it stays a PyTorch op): the "
+                          "folded %s" % (name, bn_name, why))
+            bn_name, act = None, "none"
+            w, b = folded_weights(conv, None)
+            why = half_refusal(w, b, dtype)
+        if why:
+            warnings.warn("immconv: %s stays in PyTorch: %s" % (name, why))
+            kept[name] = why
+            continue
+        acc = resolve_accumulate(accumulate, dtype)
         spec = mlir.ConvSpec(name=name, weights=w, bias=b, input_shape=seen[0],
                              stride=tuple(conv.stride), padding=conv_padding(conv, seen[0]),
-                             dilation=tuple(conv.dilation), groups=conv.groups, activation=act)
+                             dilation=tuple(conv.dilation), groups=conv.groups, activation=act,
+                             dtype=dtype, accumulate=acc)
         layers.append({"module": name, "func": spec.func, "bn": bn_name, "act": act,
                        "input_shape": list(spec.input_shape),
                        "output_shape": list(spec.output_shape), "stride": list(spec.stride),
                        "padding": list(spec.padding), "dilation": list(spec.dilation),
-                       "groups": spec.groups, "sparsity": sparsity,
+                       "groups": spec.groups, "sparsity": sparsity, "dtype": dtype,
+                       "accumulate": acc,
                        "weights_sha256": weights_hash(w, b), "_spec": spec})
     return layers, kept
 
@@ -306,7 +399,8 @@ def _on_cuda(example_input):
 
 def compile(model, example_input, *, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD,
             cache_dir=None, jobs=None, min_speedup=policy.AUTO, min_speedup_graphs=True,
-            keep=None, out_dir=None, progress=True, kernel_cache=None):
+            keep=None, out_dir=None, progress=True, kernel_cache=None,
+            accumulate=DEFAULT_ACCUMULATE, compiler_args=()):
     """Compile `model`'s pruned convs with spconv; returns a new module (the original is
     untouched) in which each compiled conv, with the BN and ReLU/ReLU6 applied directly to
     its output, is one SpconvConv2d.
@@ -333,6 +427,17 @@ def compile(model, example_input, *, sparsity_threshold=DEFAULT_SPARSITY_THRESHO
     kernel cache where possible); `load(model, out_dir)` needs only it (default: a fresh
     temporary directory). The input shape of every conv is that seen in one forward pass over
     example_input; other shapes raise ShapeMismatch at run time (torch.compile recompiles).
+
+    Half precision (docs/python.md "Half precision"): a conv whose weight is float16 or
+    bfloat16 (model.half(), model.to(torch.bfloat16)) compiles to a kernel of that type
+    (input and output in it, NCHW); BN is folded in FP32 and the compiler rounds the folded
+    weights, never letting a nonzero weight become zero (where it would, the BN stays
+    unfolded, with a warning). accumulate: "half" (default: sums in the conv's type) or
+    "f32" (bounded half runs promoted to f32 sums). The measured decision compares a half
+    kernel with PyTorch in the same dtype, channels-last.
+
+    compiler_args: extra spconv-translate flags (e.g. ["--fold-at=llvm"]); part of the
+    kernel cache key.
     """
     if out_dir is None:
         import tempfile
@@ -340,12 +445,14 @@ def compile(model, example_input, *, sparsity_threshold=DEFAULT_SPARSITY_THRESHO
     return compile_graph(model, example_input, out_dir, sparsity_threshold=sparsity_threshold,
                          cache_dir=cache_dir, jobs=jobs, min_speedup=min_speedup,
                          min_speedup_graphs=min_speedup_graphs, keep=keep, progress=progress,
-                         kernel_cache=kernel_cache)
+                         kernel_cache=kernel_cache, accumulate=accumulate,
+                         compiler_args=compiler_args)
 
 
 def compile_graph(model, example_input, out_dir, *, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD,
                   cache_dir=None, jobs=None, min_speedup=policy.AUTO, min_speedup_graphs=True,
-                  keep=None, progress=True, kernel_cache=None, inplace=False):
+                  keep=None, progress=True, kernel_cache=None, inplace=False,
+                  accumulate=DEFAULT_ACCUMULATE, compiler_args=()):
     """compile() with out_dir=None allowed: then no manifest is written and the compiled
     modules use the kernel cache's files where they are (what the torch.compile backend
     does). The result's `immconv_frozen` lists the placeholders whose tensors were folded
@@ -353,7 +460,7 @@ def compile_graph(model, example_input, out_dir, *, sparsity_threshold=DEFAULT_S
     original = model
     model, frozen = prepare(model, example_input)
     _eval(model)
-    layers, kept = plan(model, example_input, sparsity_threshold, keep)
+    layers, kept = plan(model, example_input, sparsity_threshold, keep, accumulate)
     cache = open_cache(kernel_cache)
     if out_dir is not None:
         os.makedirs(out_dir, exist_ok=True)
@@ -362,7 +469,8 @@ def compile_graph(model, example_input, out_dir, *, sparsity_threshold=DEFAULT_S
         import tempfile
         out_dir = tempfile.mkdtemp(prefix="immconv-")
         atexit.register(shutil.rmtree, out_dir, True)
-    resolve_kernels(layers, out_dir, cache, cache_dir=cache_dir, jobs=jobs, progress=progress)
+    resolve_kernels(layers, out_dir, cache, cache_dir=cache_dir, jobs=jobs, progress=progress,
+                    extra_args=tuple(compiler_args))
     manifest = write_manifest(out_dir, layers, kept, sparsity_threshold)
     # a module prepare() made (lifted graphs) is ours to rewrite; a user's model is copied
     compiled = build(model, manifest, out_dir or "", inplace=inplace or model is not original)
@@ -387,6 +495,19 @@ def compile_graph(model, example_input, out_dir, *, sparsity_threshold=DEFAULT_S
 
 
 POLICY_TIMING = {"warmup": 3, "repeats": 15, "calls": 10}
+# what a measurement row keeps in the kernel cache (cudnn/x: the baseline of the layer's
+# dtype; cudnn_fp32/x_fp32 also for an FP32 layer, as older entries have them)
+MEASURED_KEYS = ("spconv", "cudnn", "x", "baseline", "cudnn_fp32", "x_fp32")
+
+
+def totals(rows):
+    """Sums of the per-layer times: spconv, cudnn (each layer's own baseline), and each
+    named baseline that every row has."""
+    out = {k: sum(r[k] for r in rows) for k in ("spconv", "cudnn")}
+    for name in {r.get("baseline") for r in rows}:
+        if name and all(name in r for r in rows):
+            out[name] = sum(r[name] for r in rows)
+    return out
 
 
 def apply_min_speedup(compiled, example_input, min_speedup, graphs=True, cache=None, keys=None):
@@ -417,19 +538,22 @@ def apply_min_speedup(compiled, example_input, min_speedup, graphs=True, cache=N
         for row in res["layers"]:
             if cache is not None and row["module"] in keys:
                 cache.record_measurement(keys[row["module"]], device + "/" + mode,
-                                         {k: row[k] for k in ("spconv", "cudnn_fp32", "x_fp32")})
+                                         {k: row[k] for k in MEASURED_KEYS if k in row})
     rows = res["layers"] + list(cached.values())
     order = {n: i for i, n in enumerate(mods)}
     rows.sort(key=lambda r: order.get(r["module"], 0))
     for row in rows:
-        if row["x_fp32"] < min_speedup:
+        row.setdefault("baseline", "cudnn_fp32")  # cache entries of an older immconv
+        row.setdefault("cudnn", row.get("cudnn_fp32"))
+        row.setdefault("x", row.get("x_fp32"))
+        if row["x"] < min_speedup:
             mods[row["module"]].mode = "torch"
             row["decision"] = "torch"
         else:
             row["decision"] = "spconv"
     out = {"convs": len(rows), "device": device, "timing": mode, "min_speedup": min_speedup,
            "timing_params": POLICY_TIMING, "cached": len(cached),
-           "totals": {k: sum(r[k] for r in rows) for k in ("spconv", "cudnn_fp32")},
+           "totals": totals(rows),
            "layers": rows}
     compiled.spconv_measurements = out
     return out
@@ -479,6 +603,10 @@ def build(model, manifest, out_dir, inplace=False):
                 sidecars[sidecar] = json.load(f)["kernels"]
         kernels = sidecars[sidecar]
         conv = modules[name]
+        dtype = layer.get("dtype", "f32")
+        if DTYPES.get(conv.weight.dtype) != dtype:
+            raise LoadError("%s: compiled for %s weights, the model's are %s (convert the model "
+                            "as at compile time)" % (name, dtype, conv.weight.dtype))
         bn = modules[layer["bn"]] if layer["bn"] else None
         w, b = folded_weights(conv, bn)
         if weights_hash(w, b) != layer["weights_sha256"]:
@@ -493,7 +621,8 @@ def build(model, manifest, out_dir, inplace=False):
                             % (name, layer["kernel"], k["entry"], layer["entry"]))
         new = SpconvConv2d(name, k, cubin, sidecar, w, b, layer["stride"], layer["padding"],
                            layer["dilation"], layer["groups"], layer["act"], layer["input_shape"],
-                           layer["output_shape"], _original(modules, layer))
+                           layer["output_shape"], _original(modules, layer),
+                           dtype=TORCH_DTYPES[dtype], accumulate=layer.get("accumulate"))
         if name in manifest.get("torch_mode", ()):
             new.mode = "torch"  # measured slower than its original (min_speedup)
         if gm is None:
