@@ -169,6 +169,9 @@ def phase_run(args):
     cm = it.compile(model, x, out_dir=tempfile.mkdtemp(), kernel_cache=args.cache,
                     progress=False, **opts)
     add("immconv_explicit", lambda: cm(x), time.time() - t0, count_modes(cm))
+    if getattr(cm, "spconv_measurements", None):
+        # the measured keep-or-compile decision's per-layer times (--policy default)
+        rec["variants"]["immconv_explicit"]["measured"] = cm.spconv_measurements
     if args.backend:
         from immconv.torch.dynamo import immconv_backend
         torch._dynamo.reset()

@@ -307,3 +307,25 @@ def test_real_half_compile_and_cpu_twin(tmp_path, dtype, elem):
         for l in lines:
             assert re.search(r"%spairimagese\d+acc%s tiling" % (elem, acc), l), l
             assert float(l.split("of-bound ")[1].split()[0]) <= 1.0
+
+
+def test_backend_follows_a_bf16_graph(fake_compiler):
+    """What torch.compile hands the backend for a bfloat16 model (functional convs and BN,
+    half parameters as graph inputs): half kernels, the accumulate option honoured."""
+    from immconv.torch.dynamo import ImmconvBackend
+    from test_dynamo import inlined_graph, module_net
+    m = module_net().to(torch.bfloat16)
+    x = torch.randn(2, 3, 10, 10).to(torch.bfloat16)
+    gm, params = inlined_graph(m)
+    backend = ImmconvBackend(progress=False, sparsity_threshold=0.0, accumulate="f32")
+    with torch.no_grad():
+        fn = backend(gm, [x] + params)
+        out = fn(x, *params)[0]
+    cm = next(iter(fn.specialised.values()))
+    mods = [mm for mm in cm.modules() if isinstance(mm, st.SpconvConv2d)]
+    assert [(mm.dtype, mm.accumulate) for mm in mods] == [(torch.bfloat16, "f32")] * 2
+    assert [(l["dtype"], l["accumulate"]) for l in cm.immconv_manifest["layers"]] == \
+        [("bf16", "f32")] * 2
+    ref = m.float()(x.float())   # the bf16 model's own values, in FP32
+    assert out.dtype == torch.bfloat16
+    assert float((out.float() - ref).abs().max() / ref.abs().max()) < 3e-2
