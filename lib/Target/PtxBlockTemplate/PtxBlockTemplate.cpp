@@ -236,6 +236,7 @@ llvm::Expected<PtxBlockTemplate> PtxBlockTemplate::parse(std::string ptx, String
     llvm::Error tokenError = llvm::Error::success();
     size_t firstOperandEnd = 0;
     bool holdsPlaceholder = false;
+    llvm::SmallVector<uint32_t, 8> reads; // %r registers the line reads
     // A word in an address or in 64-bit arithmetic is an offset, not a weight.
     bool wideOp = opcode.contains("64") || opcode.contains(".wide");
     auto inAddress = [&](size_t off) {
@@ -260,8 +261,10 @@ llvm::Expected<PtxBlockTemplate> PtxBlockTemplate::parse(std::string ptx, String
           ++t.defCount[*r];
           if (defLine[*r] < 0)
             defLine[*r] = index;
-        } else if (firstUse[*r] < 0) {
-          firstUse[*r] = index;
+        } else {
+          reads.push_back(*r);
+          if (firstUse[*r] < 0)
+            firstUse[*r] = index;
         }
       } else if (std::optional<float> f = parseF32Imm(tok)) {
         holdsPlaceholder |= isPlaceholder(*f);
@@ -405,6 +408,15 @@ llvm::Expected<PtxBlockTemplate> PtxBlockTemplate::parse(std::string ptx, String
                                           weightOperand(ops.size() > 2 ? ops[2] : ""))) {
       return parseError(j, "predicated or malformed FMA holds a placeholder: '" + s + "'");
     }
+    // A weight word's register feeds paired FMAs as a factor and nothing else: then the mov
+    // is a weight (an integer constant whose bits happen to decode, read by anything else,
+    // would otherwise be patched as one).
+    for (uint32_t r : reads)
+      if (wordReg[r] == 1 &&
+          !(line.kind == Line::Fma && line.halfWeightOp >= 0 &&
+            *line.opReg[line.halfWeightOp] == r))
+        return parseError(j, "weight placeholder register %r" + llvm::Twine(r) +
+                                 " read where the fold does not patch it: '" + s + "'");
     // Whatever holds a placeholder must be a line the fold patches.
     if (holdsPlaceholder && (line.kind == Line::Plain || line.kind == Line::SharedLoad))
       return parseError(j, "placeholder in an instruction the fold does not patch: '" + s +
