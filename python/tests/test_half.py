@@ -329,3 +329,45 @@ def test_backend_follows_a_bf16_graph(fake_compiler):
     ref = m.float()(x.float())   # the bf16 model's own values, in FP32
     assert out.dtype == torch.bfloat16
     assert float((out.float() - ref).abs().max() / ref.abs().max()) < 3e-2
+
+
+def test_convs_the_ptx_fold_refuses_are_compiled_with_the_llvm_fold(fake_compiler, tmp_path,
+                                                                     monkeypatch,
+                                                                     kernel_cache_dir):
+    """spconv-translate refuses (one at a time) a template its PTX-level fold cannot patch;
+    those convs go to a second compile with --fold-at=llvm, under their own keys."""
+    from immconv import compiler
+    fake = pipeline.compile_mlir
+    seen = []
+
+    def refusing(mlir_path, prefix, **kw):
+        text = open(mlir_path).read()
+        seen.append((sorted(set(re.findall(r'loc\("(\w+)"\)', text))), kw.get("extra_args")))
+        if "--fold-at=llvm" not in kw.get("extra_args", ()):
+            for name in ("c2",):
+                if 'loc("%s")' % name in text:
+                    raise compiler.CompileError(
+                        "spconv-translate failed (exit 1):\n<unknown>:0: error: loc(\"%s\"): "
+                        "NVPTX produced a template the PTX-level fold cannot patch (template "
+                        "PTX line 25: ...); --fold-at=llvm folds in LLVM IR instead\n" % name)
+        return fake(mlir_path, prefix, **kw)
+
+    monkeypatch.setattr(pipeline, "compile_mlir", refusing)
+    m = net(torch.float16)
+    x = torch.randn(2, 3, 12, 12).half()
+    with pytest.warns(UserWarning, match="refused the template of c2: compiled with "
+                                         "--fold-at=llvm"):
+        st.compile(m, x, out_dir=str(tmp_path), sparsity_threshold=0.0, progress=False)
+    assert seen == [(["c1", "c2"], ()), (["c1"], ()), (["c2"], ("--fold-at=llvm",))]
+    man = json.load(open(tmp_path / "manifest.json"))
+    cubins = {l["module"]: l["cubin"] for l in man["layers"]}
+    assert cubins["c1"] != cubins["c2"]
+    # the keys are the default compile's: a second compile finds both in the kernel cache
+    calls = len(seen)
+    st.compile(m, x, out_dir=str(tmp_path / "again"), sparsity_threshold=0.0, progress=False)
+    assert len(seen) == calls
+    # an error that names no conv, or a compile asked for --fold-at already, is not retried
+    monkeypatch.setenv("IMMCONV_CACHE_DIR", str(tmp_path / "other-cache"))
+    with pytest.raises(compiler.CompileError):
+        st.compile(m, x, out_dir=str(tmp_path / "3"), sparsity_threshold=0.0, progress=False,
+                   compiler_args=["--fold-at=ptx"])

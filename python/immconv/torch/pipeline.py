@@ -16,6 +16,7 @@ import copy
 import hashlib
 import json
 import os
+import re
 import shutil
 import warnings
 
@@ -24,7 +25,7 @@ import torch
 import torch.nn as nn
 
 from .. import folding, mlir
-from ..compiler import compile_mlir
+from ..compiler import CompileError, compile_mlir
 from . import kcache, policy
 from .fusion import DTYPES, find_chains, is_plain_conv, trace
 from .module import SpconvConv2d
@@ -312,11 +313,47 @@ def open_cache(kernel_cache):
     return kcache.KernelCache(root) if root else None
 
 
+# spconv-translate's refusal of a template the PTX-level fold cannot patch, naming the conv
+# by its location (the conv's name in immconv's modules)
+PTX_FOLD_REFUSED = re.compile(r'loc\("((?:[^"\\]|\\.)*)"\)[^\n]*PTX-level fold cannot patch')
+LLVM_FOLD = "--fold-at=llvm"
+
+
+def _compile_unit(group, out_dir, cache, compiler, prefix, cache_dir, jobs, progress, args):
+    """One spconv-translate compile of the layers in `group` (into a new cache unit, or
+    out_dir/<prefix>.*); gives each its kernel."""
+    d = cache.new_unit() if cache is not None else out_dir
+    if cache is not None:
+        prefix = PREFIX
+    try:
+        mpath = os.path.join(d, prefix + ".mlir")
+        mlir.write_module(mpath, [l["_spec"] for l in group],
+                          header="Written by immconv.torch: one func per conv, kernel i = func i")
+        bundle = compile_mlir(mpath, os.path.join(d, prefix), cache_dir=cache_dir, jobs=jobs,
+                              progress=progress, extra_args=args)
+        if cache is not None:
+            d = cache.commit(d, [l["key"] for l in group], bundle.kernels,
+                             compiler or kcache.compiler_id())
+    except BaseException:
+        if cache is not None and os.path.basename(d).startswith(".new-"):
+            shutil.rmtree(d, ignore_errors=True)
+        raise
+    for i, (l, k) in enumerate(zip(group, bundle.kernels)):
+        l["_cubin"], l["_sidecar"] = os.path.join(d, prefix + ".cubin"), os.path.join(
+            d, prefix + ".json")
+        l["kernel"], l["entry"] = i, k["entry"]
+
+
 def resolve_kernels(layers, out_dir, cache, cache_dir=None, jobs=None, progress=True,
                     extra_args=()):
     """Gives every layer its kernel (`_cubin`, `_sidecar`, `kernel`, `entry`, `key`): from
     the kernel cache where it holds the conv, else from one spconv-translate compile of all
-    the convs it does not hold (into the cache, or into out_dir without one)."""
+    the convs it does not hold (into the cache, or into out_dir without one).
+
+    A conv whose template the PTX-level fold refuses (spconv-translate names it and says
+    --fold-at=llvm folds it in LLVM IR instead) is moved, with a warning, to a second compile
+    with --fold-at=llvm, and the rest compiled again; it keeps its key (the kernel computes
+    the same conv; only where the weights were folded differs)."""
     compiler = kcache.compiler_id() if cache is not None else None
     missing = []
     for l in layers:
@@ -328,24 +365,29 @@ def resolve_kernels(layers, out_dir, cache, cache_dir=None, jobs=None, progress=
             missing.append(l)
     if not missing:
         return 0
-    d = cache.new_unit() if cache is not None else out_dir
-    try:
-        mpath = os.path.join(d, PREFIX + ".mlir")
-        mlir.write_module(mpath, [l["_spec"] for l in missing],
-                          header="Written by immconv.torch: one func per conv, kernel i = func i")
-        bundle = compile_mlir(mpath, os.path.join(d, PREFIX), cache_dir=cache_dir, jobs=jobs,
-                              progress=progress, extra_args=extra_args)
-        if cache is not None:
-            d = cache.commit(d, [l["key"] for l in missing], bundle.kernels,
-                             compiler or kcache.compiler_id())
-    except BaseException:
-        if cache is not None and os.path.basename(d).startswith(".new-"):
-            shutil.rmtree(d, ignore_errors=True)
-        raise
-    for i, (l, k) in enumerate(zip(missing, bundle.kernels)):
-        l["_cubin"], l["_sidecar"] = os.path.join(d, PREFIX + ".cubin"), os.path.join(
-            d, PREFIX + ".json")
-        l["kernel"], l["entry"] = i, k["entry"]
+    pending, llvm = list(missing), []
+    can_fall_back = not any(a.startswith("--fold-at") for a in extra_args)
+    while pending:
+        try:
+            _compile_unit(pending, out_dir, cache, compiler, PREFIX, cache_dir, jobs, progress,
+                          extra_args)
+            break
+        except CompileError as e:
+            names = {l["_spec"].name: l for l in pending}
+            found = [n.replace('\\"', '"').replace("\\\\", "\\")
+                     for n in PTX_FOLD_REFUSED.findall(str(e))]
+            refused = [names[n] for n in dict.fromkeys(found) if n in names]
+            if not (can_fall_back and refused):
+                raise
+            warnings.warn("immconv: the PTX-level fold refused the template of %s: compiled "
+                          "with %s instead" % (", ".join(l["module"] for l in refused),
+                                               LLVM_FOLD))
+            llvm += refused
+            gone = {id(l) for l in refused}
+            pending = [l for l in pending if id(l) not in gone]
+    if llvm:
+        _compile_unit(llvm, out_dir, cache, compiler, PREFIX + "-llvm-fold", cache_dir, jobs,
+                      progress, tuple(extra_args) + (LLVM_FOLD,))
     return len(missing)
 
 
