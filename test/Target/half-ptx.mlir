@@ -29,7 +29,7 @@ func.func @conv(%x: tensor<2x1x4x4xf16>) -> tensor<2x4x4x4xf16> {
 // BF16-DAG: fma.rn.bf16x2
 // JSON: "fold_at": "ptx"
 // JSON: "numerics": {
-// JSON-DAG: "accumulate": "f32"
+// JSON-DAG: "accumulate": "f16"
 // JSON-DAG: "dtype": "f16"
 // JSON-DAG: "error_terms": 4
 // JSON-DAG: "longest_half_run": 1

@@ -37,9 +37,11 @@ ConvShape ConvShape::fromOp(Conv2DOp op) {
   s.precision = elem.isF16() ? Precision::f16 : elem.isBF16() ? Precision::bf16 : Precision::f32;
   if (!s.isHalf())
     return s;
-  // Bounded runs promoted to f32 unless the op asks for half-precision sums.
+  // Half-precision sums unless the op asks for f32 ones (bounded runs promoted to f32):
+  // measured 1.3-2.3x faster on paper10's large layers at N = 64 for about twice the error
+  // (docs/tuning-log.md, "Half precision").
   std::optional<Type> acc = op.getAccumulate();
-  s.accumulate = acc && !acc->isF32() ? s.precision : Precision::f32;
+  s.accumulate = acc && acc->isF32() ? Precision::f32 : s.precision;
   Pairing pairing =
       op.getPairing() ? static_cast<Pairing>(*op.getPairing()) : Pairing::none;
   return paired(s, pairing == Pairing::none ? choosePairing(s) : pairing);

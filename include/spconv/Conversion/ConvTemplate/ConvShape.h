@@ -49,8 +49,9 @@ struct ConvShape {
   // Everything that tiles, indexes tiles or launches uses the word shape; only staging and
   // the stores, which address the half-precision tensors, see the pair (logical()).
   Precision precision = Precision::f32;
-  // Where a half-precision kernel's sums live: f32 (runs of one staged chunk's products in
-  // half precision, each added to an f32 sum) or `precision` (all in half precision).
+  // Where a half-precision kernel's sums live: `precision` (all in half precision; the
+  // default) or f32 (runs of one staged chunk's products in half precision, each added to
+  // an f32 sum). fromOp sets it.
   Precision accumulate = Precision::f32;
   Pairing pairing = Pairing::none;
   int64_t pairedExtent = 0;

@@ -30,7 +30,8 @@ def Spconv_Conv2DOp : Spconv_Op<"conv2d", [Pure]> {
     without it the compiler chooses. `accumulate` (half precision only) is where the sums
     live: the input's type (every product accumulated in half precision), or f32 (each
     staged channel chunk's products accumulated in half precision, then added to an f32
-    sum: bounded runs); without it, f32 (docs/design.md, "Half precision").
+    sum: bounded runs); without it, the input's type, which measured faster (docs/design.md,
+    "Half precision").
 
     NaN and Inf weights are accepted and compiled as they are: they are nonzero, so they stay
     as FMA immediates and propagate exactly as they would in a dense convolution. Only +0.0 and
