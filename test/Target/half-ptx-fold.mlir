@@ -1,8 +1,8 @@
 // The PTX-level fold of a half-precision conv (the default route): each nonzero weight w,
 // rounded to the conv's type, becomes the word (w, w) that a mov.b32 gives one paired FMA;
 // a zero weight (+0 or -0) leaves no FMA and no mov; the bias of f32 sums is an f32
-// immediate added to each lane's sum (the bias rounded to the half type); with half sums it
-// is a word too. K = 6 at block-k 4: the second channel block's channels 6 and 7 are past K.
+// immediate added to each lane's sum (the bias rounded to the half type); with half sums
+// (accumulate = f16) it is a word too. K = 6 at block-k 4: the second channel block's channels 6 and 7 are past K.
 // Weights 1.5, 0, -2, -0, 0.1, 3; bias 0.5, -1, 0, 2, 0.25, 0.1. In f16, 1.5 is 0x3E00,
 // -2 0xC000, 0.1 0x2E66 (0.0999755859375, f32 0x3DCCC000), 3 0x4200; in bf16 1.5 is
 // 0x3FC0, 0.1 0x3DCD, 3 0x4040.
@@ -12,7 +12,7 @@
 // RUN: spconv-translate --spconv-to-ptx --cache-dir=none --block-k=4 --outputs-per-thread=1 --strict-ieee %s | FileCheck %s --check-prefix=STRICT
 // RUN: spconv-translate --spconv-to-ptx --cache-dir=none --block-k=4 --outputs-per-thread=1 --strict-ieee %s | grep -c "fma.rn.f16x2" | FileCheck %s --check-prefix=STRICT-COUNT
 // RUN: sed 's/xf16>/xbf16>/g' %s | spconv-translate --spconv-to-ptx --cache-dir=none --block-k=4 --outputs-per-thread=1 | FileCheck %s --check-prefix=BF16
-// RUN: sed 's/: tensor<6xf32>}/: tensor<6xf32>, accumulate = f16}/' %s | spconv-translate --spconv-to-ptx --cache-dir=none --block-k=4 --outputs-per-thread=1 | FileCheck %s --check-prefix=HALFSUM
+// RUN: sed 's/accumulate = f32/accumulate = f16/' %s | spconv-translate --spconv-to-ptx --cache-dir=none --block-k=4 --outputs-per-thread=1 | FileCheck %s --check-prefix=HALFSUM
 // RUN: spconv-translate --spconv-to-launch-json --cache-dir=none --block-k=4 --outputs-per-thread=1 %s | FileCheck %s --check-prefix=JSON
 //
 // A nonzero weight that would round to zero is refused, as by the LLVM-level fold.
@@ -21,7 +21,8 @@
 
 func.func @conv(%x: tensor<2x1x4x4xf16>) -> tensor<2x6x4x4xf16> {
   %y = spconv.conv2d %x {weights = dense<[[[[1.5]]], [[[0.0]]], [[[-2.0]]], [[[-0.0]]], [[[0.1]]], [[[3.0]]]]> : tensor<6x1x1x1xf32>,
-                         bias = dense<[0.5, -1.0, 0.0, 2.0, 0.25, 0.1]> : tensor<6xf32>}
+                         bias = dense<[0.5, -1.0, 0.0, 2.0, 0.25, 0.1]> : tensor<6xf32>,
+                         accumulate = f32}
       : tensor<2x1x4x4xf16> -> tensor<2x6x4x4xf16>
   return %y : tensor<2x6x4x4xf16>
 }

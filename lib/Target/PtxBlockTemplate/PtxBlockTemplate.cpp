@@ -191,6 +191,21 @@ llvm::Expected<PtxBlockTemplate> PtxBlockTemplate::parse(std::string ptx, String
   StringRef halfFma = fmaType == TemplateType::bf16 ? "fma.rn.bf16x2" : "fma.rn.f16x2";
   // Half precision: 1 for a register a weight word is moved into, 2 for a bias word's.
   std::vector<uint8_t> wordReg(numRegs, 0);
+  // Such a register read by integer arithmetic holds an integer whose bits happen to decode
+  // (a division's magic number, say): its mov is no placeholder. `intReader` is the first
+  // such line; `fmaReader`, whether a paired FMA reads it as a placeholder.
+  std::vector<int64_t> intReader(numRegs, -1);
+  std::vector<uint8_t> fmaReader(numRegs, 0);
+  // Whether an opcode computes on integers (a part .u32, .s64, ...), not on bits or halves.
+  auto isIntegerOp = [](StringRef opcode) {
+    llvm::SmallVector<StringRef> parts;
+    opcode.split(parts, '.');
+    for (StringRef part : llvm::drop_begin(parts))
+      if ((part.starts_with("u") || part.starts_with("s")) && part.size() > 1 &&
+          llvm::all_of(part.drop_front(), llvm::isDigit))
+        return true;
+    return false;
+  };
   // Which placeholders appear, when the info line says how many there are: each must, or
   // NVPTX moved it where the fold cannot see it (a half template's bias, once, became f32
   // constants that no longer name their channel).
@@ -272,7 +287,7 @@ llvm::Expected<PtxBlockTemplate> PtxBlockTemplate::parse(std::string ptx, String
             !opcode.starts_with("mov.") && !opcode.starts_with("add.rn.f32") && !tokenError)
           tokenError = parseError(j, "placeholder " + tok + " in an instruction the fold "
                                                           "does not patch: '" + s + "'");
-      } else if (half && isInstruction && !wideOp && !inAddress(off)) {
+      } else if (half && isInstruction && !wideOp && !isIntegerOp(opcode) && !inAddress(off)) {
         bool negated = off > 0 && s[off - 1] == '-';
         if (std::optional<uint32_t> word = parseWordImm(tok, negated))
           holdsPlaceholder |= placeholder::decodeHalfWord(*word).has_value();
@@ -367,7 +382,6 @@ llvm::Expected<PtxBlockTemplate> PtxBlockTemplate::parse(std::string ptx, String
             line.dest = *d;
             line.word = word;
             wordReg[*d] = p->isBias ? 2 : 1;
-            noteIndex(p->index, p->isBias);
           }
       }
     } else if ((opcode == "ld.shared.b32" || opcode == "ld.shared.f32" ||
@@ -411,12 +425,20 @@ llvm::Expected<PtxBlockTemplate> PtxBlockTemplate::parse(std::string ptx, String
     // A weight word's register feeds paired FMAs as a factor and nothing else: then the mov
     // is a weight (an integer constant whose bits happen to decode, read by anything else,
     // would otherwise be patched as one).
-    for (uint32_t r : reads)
-      if (wordReg[r] == 1 &&
-          !(line.kind == Line::Fma && line.halfWeightOp >= 0 &&
-            *line.opReg[line.halfWeightOp] == r))
+    for (uint32_t r : reads) {
+      if (!wordReg[r])
+        continue;
+      bool byFma = line.kind == Line::Fma && line.halfWeightOp >= 0 &&
+                   (wordReg[r] == 1 ? *line.opReg[line.halfWeightOp] == r
+                                    : line.opReg[2] && *line.opReg[2] == r);
+      if (byFma)
+        fmaReader[r] = 1;
+      else if (isIntegerOp(opcode))
+        intReader[r] = intReader[r] < 0 ? int64_t(j) : intReader[r];
+      else if (wordReg[r] == 1)
         return parseError(j, "weight placeholder register %r" + llvm::Twine(r) +
                                  " read where the fold does not patch it: '" + s + "'");
+    }
     // Whatever holds a placeholder must be a line the fold patches.
     if (holdsPlaceholder && (line.kind == Line::Plain || line.kind == Line::SharedLoad))
       return parseError(j, "placeholder in an instruction the fold does not patch: '" + s +
@@ -429,6 +451,25 @@ llvm::Expected<PtxBlockTemplate> PtxBlockTemplate::parse(std::string ptx, String
           noteIndex(*b, true);
       }
     t.body.push_back(line);
+  }
+  // Words that integer arithmetic reads are integers: their movs are plain lines. One that a
+  // paired FMA reads as well is refused.
+  for (Line &line : t.body) {
+    if (line.kind != Line::MovConst || !line.word)
+      continue;
+    uint32_t r = line.dest;
+    if (intReader[r] >= 0) {
+      if (fmaReader[r])
+        return parseError(intReader[r], "placeholder register %r" + llvm::Twine(r) +
+                                            " read by integer arithmetic too: '" +
+                                            lines[intReader[r]].trim() + "'");
+      line.kind = Line::Plain;
+      line.word.reset();
+      wordReg[r] = 0;
+      continue;
+    }
+    placeholder::HalfPlaceholder p = *placeholder::decodeHalfWord(*line.word);
+    noteIndex(p.index, p.isBias);
   }
   for (uint32_t r = 0; r < numRegs; ++r)
     if (wordReg[r] && t.defCount[r] != 1)
