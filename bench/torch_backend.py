@@ -132,12 +132,24 @@ def phase_run(args):
     torch.backends.cudnn.benchmark = True
     e2e_torch.set_tf32(False)
     opts = dict(policy_options(args.policy), **compile_options(args))
+    if args.keep_missing:
+        # convs whose kernels the carried cache lacks stay in PyTorch (no compiler there)
+        from immconv.torch import kcache, pipeline
+        layers, _ = pipeline.plan(model, x, opts.get("sparsity_threshold", "auto"),
+                                  accumulate=opts.get("accumulate", "half"))
+        cache = kcache.KernelCache(args.cache)
+        extra = tuple(opts.get("compiler_args", ()))
+        missing = sorted(l["module"] for l in layers
+                         if cache.entry(kcache.layer_key(l["_spec"], extra)) is None)
+        opts["keep"] = set(missing)
+        print("not in the kernel cache, kept in PyTorch: %s" % missing, flush=True)
     rec = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
            "device": torch.cuda.get_device_name(dev), "torch": torch.__version__,
            "cudnn": torch.backends.cudnn.version(),
            # the device's copy of the tree may carry stale git metadata: IMMCONV_COMMIT wins
            "commit": os.environ.get("IMMCONV_COMMIT") or e2e_torch.git_commit(),
-           "config": cfg, "policy": args.policy, "options": opts, "warmup": args.warmup,
+           "config": cfg, "policy": args.policy,
+           "options": {k: sorted(v) if isinstance(v, set) else v for k, v in opts.items()}, "warmup": args.warmup,
            "repeats": args.repeats, "timing": "cuda-graph, one forward per replay, median",
            "variants": {}}
     with torch.no_grad():
@@ -264,6 +276,8 @@ def main(argv=None):
     ap.add_argument("--reshape-batch", type=int, metavar="N",
                     help="with --backend: then call the compiled model at batch N")
     ap.add_argument("--jobs", type=int)
+    ap.add_argument("--keep-missing", action="store_true",
+                    help="run phase: convs the kernel cache lacks stay in PyTorch")
     ap.add_argument("--compiler-arg", action="append", metavar="FLAG",
                     help="extra spconv-translate flag (immconv.torch.compile(compiler_args=)); "
                          "part of the kernel cache key, so give it to the run phase too")
