@@ -153,6 +153,7 @@ shapes=(
   "f16-acc16-split2|--shape 3,20,8,8,13,3,3 --pad 1,1,1,1 --bias --relu --dtype f16 --accumulate f16|--block-k=5 --chunk-c=2 --tile-p=8 --threads-q=4 --split-c=2"
   "f16-opt2-adj|--shape 3,20,8,8,13,3,3 --pad 1,1,1,1 --bias --relu6 --dtype f16|--block-k=4 --outputs-per-thread=2 --column-order=2 --tile-p=4 --threads-q=2"
   "bf16-images2|--shape 5,20,8,8,13,3,3 --pad 1,1,1,1 --bias --dtype bf16|--images-per-block=2 --tile-p=4 --threads-q=8"
+  "f16-acc16-bias-loop|--shape 1,32,14,14,16,3,3 --stride 2,2 --pad 1,1,1,1 --bias --relu --dtype f16 --accumulate f16|--block-k=8 --chunk-c=4 --chunk-loop=2"
   "f16-groups-pieces|--shape 2,16,10,10,16,3,3 --groups 2 --pad 1,1,1,1 --bias --relu --dtype f16|--block-k=4 --code-budget=150"
 )
 sparsities=(0 0.5 0.9 1.0)

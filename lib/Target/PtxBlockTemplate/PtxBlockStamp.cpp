@@ -294,6 +294,8 @@ void FoldWalk::fold(llvm::ArrayRef<PtxBlockTemplate::Line> lines, BlockFold &fol
         if (addendReg && defCount[line.dest] == 1 && defCount[*addendReg] == 1 &&
             !line.usedBeforeDef) {
           fold.alias[line.dest] = int32_t(*addendReg);
+        } else if (addendReg && *addendReg == line.dest) {
+          // fma d, x, 0, d (an accumulator updated in place) leaves d as it is.
         } else {
           ++fold.mentions[line.dest];
           if (addendReg)

@@ -471,8 +471,11 @@ llvm::Expected<PtxBlockTemplate> PtxBlockTemplate::parse(std::string ptx, String
     placeholder::HalfPlaceholder p = *placeholder::decodeHalfWord(*line.word);
     noteIndex(p.index, p.isBias);
   }
+  // A weight word must be defined once: the FMAs that read it take its folded value. A bias
+  // word may not be: with half sums NVPTX can coalesce it with the accumulator it starts
+  // (mov %r, <bias>; fma %r, x, w, %r; ...), and its mov is patched in place like any other.
   for (uint32_t r = 0; r < numRegs; ++r)
-    if (wordReg[r] && t.defCount[r] != 1)
+    if (wordReg[r] == 1 && t.defCount[r] != 1)
       return parseError(bodyFirst, "placeholder register %r" + llvm::Twine(r) +
                                        " is defined " + llvm::Twine(t.defCount[r]) +
                                        " times; the fold patches single definitions");
