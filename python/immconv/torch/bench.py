@@ -7,7 +7,11 @@ deployment runs it: an FP32 layer against cuDNN FP32 with TF32 off (`cudnn_fp32`
 float16/bfloat16 layer against the same modules and input in channels-last memory format
 (`cudnn_fp16_channels_last` / `cudnn_bf16_channels_last`), tensor cores allowed. Each row
 names its `baseline` and has its time as `cudnn` and spconv's speedup over it as `x` (FP32
-rows also `cudnn_fp32`/`x_fp32`, as before). The result has the layout of
+rows also `cudnn_fp32`/`x_fp32`, as before). `kept` is the time of what runs if the layer is
+kept in PyTorch (SpconvConv2d in mode "torch": the original modules on the input as the model
+hands it over, NCHW), and `x_kept` spconv's speedup over that: the measured policy decides on
+it. For FP32 it is the baseline itself; for a half-precision layer it is cuDNN on NCHW
+tensors, which a channels-last baseline does not time. The result has the layout of
 bench/network_summary.py (`layers` rows and `totals`), so immconv.plots draws it.
 """
 import copy
@@ -102,18 +106,20 @@ def benchmark_layers(compiled_model, example_input, warmup=10, repeats=50, graph
                 x = inputs[n]
                 name, orig, xb = baseline(m, x)
                 if graphs:
-                    t_sp = time_cuda_graph(lambda: m.run_kernel(x), warmup, repeats, calls=calls)
-                    t_cu = time_cuda_graph(lambda: orig(xb), warmup, repeats, calls=calls)
+                    timed = lambda fn: time_cuda_graph(fn, warmup, repeats, calls=calls)
                 else:
-                    t_sp = time_cuda(lambda: m.run_kernel(x), warmup, repeats)
-                    t_cu = time_cuda(lambda: orig(xb), warmup, repeats)
+                    timed = lambda fn: time_cuda(fn, warmup, repeats)
+                t_sp = timed(lambda: m.run_kernel(x))
+                t_cu = timed(lambda: orig(xb))
+                t_kept = t_cu if orig is m.original else timed(lambda: m.original(x))
                 w = m.weight
                 x_ratio = t_cu / t_sp if t_sp else 0.0
                 row = {"layer": n, "module": n, "entry": m.kernel["entry"],
                        "shape": list(m.input_shape), "nnz": int((w != 0).sum().item()),
                        "weights_total": w.numel(), "spconv": t_sp, "baseline": name,
                        "cudnn": t_cu, "x": x_ratio, name: t_cu,
-                       "x_" + name[len("cudnn_"):]: x_ratio, "mode": modes[n]}
+                       "x_" + name[len("cudnn_"):]: x_ratio, "mode": modes[n],
+                       "kept": t_kept, "x_kept": t_kept / t_sp if t_sp else 0.0}
                 if m.dtype != torch.float32:
                     row["dtype"] = str(m.dtype).replace("torch.", "")
                     row["accumulate"] = m.accumulate

@@ -538,8 +538,9 @@ def compile_graph(model, example_input, out_dir, *, sparsity_threshold=DEFAULT_S
 
 POLICY_TIMING = {"warmup": 3, "repeats": 15, "calls": 10}
 # what a measurement row keeps in the kernel cache (cudnn/x: the baseline of the layer's
-# dtype; cudnn_fp32/x_fp32 also for an FP32 layer, as older entries have them)
-MEASURED_KEYS = ("spconv", "cudnn", "x", "baseline", "cudnn_fp32", "x_fp32")
+# dtype; cudnn_fp32/x_fp32 also for an FP32 layer, as older entries have them; kept/x_kept:
+# what runs if the layer stays in PyTorch, which the policy decides on)
+MEASURED_KEYS = ("spconv", "cudnn", "x", "baseline", "cudnn_fp32", "x_fp32", "kept", "x_kept")
 
 
 def totals(rows):
@@ -553,8 +554,9 @@ def totals(rows):
 
 
 def apply_min_speedup(compiled, example_input, min_speedup, graphs=True, cache=None, keys=None):
-    """Measured policy: layers slower than min_speedup x their cuDNN original go back to it
-    (timed by benchmark_layers, from CUDA graphs unless graphs=False). With a kernel cache and
+    """Measured policy: layers slower than min_speedup x their cuDNN original, as it runs when
+    kept (benchmark_layers' `kept`: the original modules on the model's NCHW tensors), go
+    back to it (timed from CUDA graphs unless graphs=False). With a kernel cache and
     the layers' keys, measurements made before on this GPU (same conv, same input shape,
     same timing mode) are reused and new ones recorded."""
     if not _on_cuda(example_input):
@@ -569,7 +571,10 @@ def apply_min_speedup(compiled, example_input, min_speedup, graphs=True, cache=N
     if cache is not None:
         for name, key in keys.items():
             row = cache.measured(key, device + "/" + mode)
-            if row is not None:
+            # A half-precision row of an older immconv has no `kept` (it timed channels-last
+            # only, which a kept layer does not run): measured again.
+            if row is not None and ("x_kept" in row or
+                                    row.get("baseline", "cudnn_fp32") == "cudnn_fp32"):
                 cached[name] = dict(row, module=name, layer=name, cached=True)
     mods = dict(compiled.named_modules())
     todo = {n for n, m in mods.items() if isinstance(m, SpconvConv2d) and n not in cached}
@@ -588,7 +593,8 @@ def apply_min_speedup(compiled, example_input, min_speedup, graphs=True, cache=N
         row.setdefault("baseline", "cudnn_fp32")  # cache entries of an older immconv
         row.setdefault("cudnn", row.get("cudnn_fp32"))
         row.setdefault("x", row.get("x_fp32"))
-        if row["x"] < min_speedup:
+        row.setdefault("x_kept", row["x"])  # an older FP32 row: its baseline ran when kept
+        if row["x_kept"] < min_speedup:
             mods[row["module"]].mode = "torch"
             row["decision"] = "torch"
         else:
