@@ -127,6 +127,8 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
     };
     if (s.isHalf() && succeeded(w))
       entry["numerics"] = numericsJson(words, t, *w);
+    if (auto tunedBy = op->getAttrOfType<StringAttr>("spconv.tuned_by"))
+      entry["tuned_by"] = tunedBy.getValue().str();
     kernels.push_back(std::move(entry));
     return WalkResult::advance();
   });

@@ -291,7 +291,21 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
         *values = std::move(*rounded);
       }
     }
-    Tiling requested = options.tiling;
+    // A measured tiling (--tuning-table) fills what the user left to the heuristic.
+    ArtifactOptions convOptions = options;
+    std::string tunedBy;
+    if (options.tuningTable) {
+      int64_t nnz = llvm::count_if(*weights, [](float v) { return v != 0.0f; });
+      if (const TunedTiling *tuned = options.tuningTable->lookup(shape, nnz)) {
+        convOptions.tiling = fillFromTuned(options.tiling, tuned->tiling);
+        if (convOptions.minBlocksPerSM == 0)
+          convOptions.minBlocksPerSM = tuned->minBlocksPerSM;
+        if (convOptions.smAffinity == 0)
+          convOptions.smAffinity = tuned->smAffinity;
+        tunedBy = tuned->source.empty() ? std::string("tuning table") : tuned->source;
+      }
+    }
+    Tiling requested = convOptions.tiling;
     std::string name = "spconv_conv2d_" + std::to_string(index++);
     // Retried with a smaller block-k while one channel block's code exceeds the block code
     // budget and block-k is the heuristic's to choose.
@@ -299,7 +313,7 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
     // the heuristic's to choose and every group would walk two or more chunks.
     auto mayLoop = [&](const Tiling &tiling) {
       KernelGeometry g(shape, tiling);
-      return options.tiling.chunkLoop == 0 && g.numChunks >= 2 * g.splitC;
+      return convOptions.tiling.chunkLoop == 0 && g.numChunks >= 2 * g.splitC;
     };
     // Whether the retry may halve block-k, and the request that does: half the block-k, in
     // the form the heuristic (or the user) picks for it: straight-line where the heuristic
@@ -307,22 +321,22 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
     // faster straight-line than in the loop (docs/tuning-log.md, "Block code budget"); the
     // retry loops it if that is over.
     auto mayHalve = [&](const Tiling &tiling) {
-      return options.tiling.blockK == 0 && tiling.blockK > 1;
+      return convOptions.tiling.blockK == 0 && tiling.blockK > 1;
     };
     // Whether the retries below may take the occupancy rule's tiling (block-k 32 at 8 blocks
     // per SM) for this one: everything it touches is the heuristic's.
     auto mayTradeRegistersForWarps = [&](const Tiling &tiling) {
-      return options.minBlocksPerSM == 0 && mayTakeOccupancyTiling(requested, tiling);
+      return convOptions.minBlocksPerSM == 0 && mayTakeOccupancyTiling(requested, tiling);
     };
     auto halve = [&](const Tiling &tiling) {
-      requested.chunkLoop = options.tiling.chunkLoop;
+      requested.chunkLoop = convOptions.tiling.chunkLoop;
       requested.blockK = tiling.blockK / 2;
     };
     while (true) {
       Tiling tiling = chooseTiling(shape, requested);
       BlockCodeEstimate code =
-          blockInstructionsAtLeast(*weights, shape, tiling, options.strictIEEE);
-      if (mayHalve(tiling) && code.largest > options.blockCodeBudget) {
+          blockInstructionsAtLeast(*weights, shape, tiling, convOptions.strictIEEE);
+      if (mayHalve(tiling) && code.largest > convOptions.blockCodeBudget) {
         // Neither form of this block-k fits.
         halve(tiling);
         continue;
@@ -338,10 +352,10 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
       // Decided before the template is built: the grid order is part of it.
       WorkOrder order =
           chooseWorkOrder(shape, tiling, code.mean,
-                          minBlocksPerSMFor(tiling, options.minBlocksPerSM),
-                          options.tiling.blockOrder, options.smAffinity);
+                          minBlocksPerSMFor(tiling, convOptions.minBlocksPerSM),
+                          convOptions.tiling.blockOrder, convOptions.smAffinity);
       tiling.blockOrder = order.blockOrder;
-      if (order.smAffine && options.smAffinity == 0 && mayTradeRegistersForWarps(tiling)) {
+      if (order.smAffine && convOptions.smAffinity == 0 && mayTradeRegistersForWarps(tiling)) {
         // An SM running one channel block's code can take twice the blocks of half the
         // channels without fetching more distinct code: alexnet-conv2 at batch 64 ran 0.151
         // ms at block-k 64 / 4 blocks per SM and 0.128 ms at block-k 32 / 8 (1.32x cuDNN
@@ -364,7 +378,7 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
 
       KernelGeometry geometry(shape, tiling);
       BlockWeights blockWeights{*weights,          bias, shape.k, tiling.blockK, geometry.kBlocks,
-                                options.strictIEEE};
+                                convOptions.strictIEEE};
       PtxFoldCounts counts;
       // Staging shared by the channel blocks when the template allows it: then a unit
       // pays the staging once and each block only its FMA regions. A kernel that reads its
@@ -373,7 +387,7 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
       // ptxas reloads the global-memory descriptor before every load (two R2URs per LDG:
       // docs/compile-time.md, "Direct inputs"). Such blocks are stamped whole.
       bool shared =
-          options.shareStaging && tmpl.sharesStaging() && !tiling.readsInputsDirectly();
+          convOptions.shareStaging && tmpl.sharesStaging() && !tiling.readsInputsDirectly();
       std::vector<std::string> blocks;
       std::vector<std::vector<std::string>> blockRegions;
       int64_t largestBlock = 0;
@@ -404,7 +418,7 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
           return op.emitError("folding the weights into the template PTX failed: ")
                  << llvm::toString(std::move(err));
       }
-      if (largestBlock > options.blockCodeBudget) {
+      if (largestBlock > convOptions.blockCodeBudget) {
         // First the chunk loop (its staging code exists once per group, not once per chunk),
         // at the same block-k if the block would then fit, else with smaller blocks: halving
         // block-k doubles the blocks that stage the same input (ResNet-50's layer4 3x3 convs
@@ -418,7 +432,7 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
           requested.chunkLoop = 2;
           int64_t perGroup = g.numChunks / g.splitC;
           int64_t staging = shared ? tmpl.sharedInstructions() : 0;
-          if (largestBlock - staging + staging / perGroup <= options.blockCodeBudget)
+          if (largestBlock - staging + staging / perGroup <= convOptions.blockCodeBudget)
             continue;
         }
         if (mayHalve(tiling)) {
@@ -428,12 +442,12 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
         if (tryLoop)
           continue;
       }
-      if (std::string why = invalidMinBlocksRequest(tiling, options.minBlocksPerSM);
+      if (std::string why = invalidMinBlocksRequest(tiling, convOptions.minBlocksPerSM);
           !why.empty())
         return op.emitError(why);
-      int64_t minBlocks = minBlocksPerSMFor(tiling, options.minBlocksPerSM);
+      int64_t minBlocks = minBlocksPerSMFor(tiling, convOptions.minBlocksPerSM);
       AssemblyOptions assembly;
-      assembly.budget = options.codeBudget;
+      assembly.budget = convOptions.codeBudget;
       assembly.minBlocksPerSM = minBlocks;
       assembly.smAffine = order.smAffine;
       std::vector<PtxUnit> units = shared ? tmpl.assembleShared(name, blockRegions, assembly)
@@ -467,6 +481,8 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
       op->setAttr("spconv.fmas_deleted", b.getI64IntegerAttr(counts.deleted));
       op->setAttr("spconv.dead_loads_dropped", b.getI64IntegerAttr(counts.deadLoads));
       op->setAttr("spconv.kernel_pieces", b.getI64IntegerAttr(pieces));
+      if (!tunedBy.empty())
+        op->setAttr("spconv.tuned_by", b.getStringAttr(tunedBy));
       break;
     }
   }

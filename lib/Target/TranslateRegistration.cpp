@@ -31,6 +31,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <cstdlib>
+
 using namespace mlir;
 using namespace spconv;
 
@@ -147,6 +149,13 @@ struct TranslateFlags {
                      "channel blocks, so the blocks sharing an SM run one channel block's "
                      "code: docs/design.md \"SM affinity\")"),
       llvm::cl::init(0), llvm::cl::cat(tilingCat)};
+  llvm::cl::opt<std::string> tuningTable{
+      "tuning-table",
+      llvm::cl::desc("A table of tilings measured on the target GPU (bench/tuning_table.py; "
+                     "docs/design.md \"Tuning table\"): a conv with an entry takes its tiling "
+                     "where the flags above leave it to the heuristic. Default: "
+                     "$SPCONV_TUNING_TABLE; 'none': no table. PTX-level fold only"),
+      llvm::cl::init(""), llvm::cl::cat(tilingCat)};
   llvm::cl::OptionCategory budgetCat{"spconv compile budgets (docs/design.md, \"Code-size budget\")"};
   llvm::cl::opt<int64_t> codeBudget{
       "code-budget",
@@ -194,7 +203,41 @@ struct TranslateFlags {
                      "names them by file name"),
       llvm::cl::init("kernels")};
 
-  ArtifactOptions options() const {
+  // The table last read, kept for the translations of one run.
+  mutable std::shared_ptr<const TuningTable> table;
+  mutable std::string tablePath;
+
+  /// The options, with the tuning table read; errors (an unreadable or malformed table, or
+  /// one given with --fold-at=llvm) are reported at `loc`.
+  FailureOr<ArtifactOptions> options(Location loc) const {
+    ArtifactOptions o = plainOptions();
+    bool fromFlag = tuningTable.getNumOccurrences() > 0;
+    std::string path = fromFlag ? tuningTable.getValue() : std::string();
+    if (!fromFlag)
+      if (const char *env = std::getenv("SPCONV_TUNING_TABLE"))
+        path = env;
+    if (path.empty() || path == "none")
+      return o;
+    if (o.foldAt == FoldLevel::LLVM) {
+      if (fromFlag)
+        return emitError(loc, "--tuning-table applies to the PTX-level fold (the default); "
+                              "with --fold-at=llvm give the tiling flags instead");
+      emitWarning(loc, "SPCONV_TUNING_TABLE is not applied with --fold-at=llvm (the "
+                       "heuristic's tilings are used)");
+      return o;
+    }
+    if (!table || tablePath != path) {
+      llvm::Expected<TuningTable> loaded = TuningTable::load(path);
+      if (!loaded)
+        return emitError(loc, llvm::toString(loaded.takeError()));
+      table = std::make_shared<const TuningTable>(std::move(*loaded));
+      tablePath = path;
+    }
+    o.tuningTable = table;
+    return o;
+  }
+
+  ArtifactOptions plainOptions() const {
     ArtifactOptions o;
     o.chip = chip;
     o.cacheDir = cacheDir;
@@ -242,7 +285,10 @@ onModule(LogicalResult (*fn)(ModuleOp, llvm::raw_ostream &)) {
 }
 
 LogicalResult translateToPtx(ModuleOp module, llvm::raw_ostream &os) {
-  FailureOr<std::string> ptx = emitPTX(module, flags->options());
+  FailureOr<ArtifactOptions> options = flags->options(module.getLoc());
+  if (failed(options))
+    return failure();
+  FailureOr<std::string> ptx = emitPTX(module, *options);
   if (failed(ptx))
     return failure();
   os << *ptx;
@@ -251,7 +297,10 @@ LogicalResult translateToPtx(ModuleOp module, llvm::raw_ostream &os) {
 
 LogicalResult translateToCubin(ModuleOp module, llvm::raw_ostream &os) {
   PtxProgram ptx;
-  FailureOr<std::string> cubin = compileToCubin(module, flags->options(), ptx);
+  FailureOr<ArtifactOptions> options = flags->options(module.getLoc());
+  if (failed(options))
+    return failure();
+  FailureOr<std::string> cubin = compileToCubin(module, *options, ptx);
   if (failed(cubin))
     return failure();
   os << *cubin;
@@ -260,9 +309,10 @@ LogicalResult translateToCubin(ModuleOp module, llvm::raw_ostream &os) {
 
 LogicalResult translateToLaunchJson(ModuleOp module, llvm::raw_ostream &os) {
   // Compile if needed so the sidecar describes the kernels the PTX would hold.
-  if (failed(emitPTX(module, flags->options())))
+  FailureOr<ArtifactOptions> options = flags->options(module.getLoc());
+  if (failed(options) || failed(emitPTX(module, *options)))
     return failure();
-  FailureOr<llvm::json::Object> json = launchSidecar(module, flags->options(), "", "", nullptr);
+  FailureOr<llvm::json::Object> json = launchSidecar(module, *options, "", "", nullptr);
   if (failed(json))
     return failure();
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(*json))) << "\n";
@@ -280,7 +330,8 @@ LogicalResult translateToBlockTemplate(ModuleOp module, llvm::raw_ostream &os) {
            << convs.size();
   if (failed(checkLowerable(convs[0])))
     return failure();
-  ArtifactOptions options = flags->options();
+  // The template of the heuristic's tiling or the flags' (a tuning table needs the weights).
+  ArtifactOptions options = flags->plainOptions();
   ConvShape shape = ConvShape::fromOp(convs[0]);
   double nvptxSeconds = 0;
   FailureOr<std::string> ptx =
@@ -293,7 +344,10 @@ LogicalResult translateToBlockTemplate(ModuleOp module, llvm::raw_ostream &os) {
 }
 
 LogicalResult compileAll(ModuleOp module, llvm::raw_ostream &os) {
-  ArtifactOptions options = flags->options();
+  FailureOr<ArtifactOptions> maybeOptions = flags->options(module.getLoc());
+  if (failed(maybeOptions))
+    return failure();
+  ArtifactOptions options = std::move(*maybeOptions);
   CompileTimes times;
   PtxProgram ptx;
   FailureOr<std::string> cubin = compileToCubin(module, options, ptx, &times);

@@ -31,6 +31,22 @@ def test_keys_follow_what_the_kernel_depends_on():
     assert kcache.layer_key(spec(), ["--chip=sm_80"]) != base
 
 
+def test_keys_follow_the_tuning_table(tmp_path, monkeypatch):
+    monkeypatch.delenv("SPCONV_TUNING_TABLE", raising=False)
+    base = kcache.layer_key(spec())
+    off = kcache.layer_key(spec(), ["--tuning-table=none"])
+    table = tmp_path / "t.json"
+    table.write_text('{"entries": [1]}')
+    monkeypatch.setenv("SPCONV_TUNING_TABLE", str(table))
+    tuned = kcache.layer_key(spec())
+    assert tuned != base
+    table.write_text('{"entries": [2]}')                       # its contents, not its name
+    assert kcache.layer_key(spec()) not in (base, tuned)
+    assert kcache.layer_key(spec(), ["--tuning-table=none"]) == off    # the flag wins
+    monkeypatch.setenv("SPCONV_TUNING_TABLE", "none")
+    assert kcache.layer_key(spec()) == base
+
+
 def _unit(cache, keys, tmp_path, payload=b"CUBIN"):
     d = cache.new_unit()
     with open(os.path.join(d, "model.cubin"), "wb") as f:

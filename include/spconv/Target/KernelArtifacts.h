@@ -9,6 +9,7 @@
 #define SPCONV_TARGET_KERNELARTIFACTS_H
 
 #include "spconv/Conversion/ConvTemplate/ConvShape.h"
+#include "spconv/Conversion/ConvTemplate/TuningTable.h"
 #include "spconv/Target/PtxAssembler.h"
 #include "spconv/Target/PtxBlockTemplate.h"
 
@@ -16,6 +17,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/JSON.h"
 
+#include <memory>
 #include <string>
 
 namespace spconv {
@@ -43,6 +45,9 @@ struct ArtifactOptions {
   // 0 (heuristic) and 1: from their grid position. PTX-level fold only.
   int64_t smAffinity = 0;
   Tiling tiling;               // overrides; 0 fields = heuristic (see chooseTiling)
+  /// Measured tilings (--tuning-table): a conv with an entry takes its tiling, minBlocksPerSM
+  /// and smAffinity wherever the options above leave them to the heuristic. PTX-level fold.
+  std::shared_ptr<const TuningTable> tuningTable;
   /// PTX instructions one ptxas run may assemble: a kernel over it is split into pieces
   /// (docs/design.md, "Code-size budget").
   int64_t codeBudget = 16384;

@@ -58,6 +58,23 @@ def compiler_id():
     return _TOOL_IDS[k]
 
 
+def tuning_table_id(extra_args=()):
+    """SHA-256 (16 hex) of the tuning table spconv-translate would read (--tuning-table= in
+    extra_args, else $SPCONV_TUNING_TABLE; docs/design.md "Tuning table"), or None: a table
+    changes tilings, so the kernels compiled with it are cached apart."""
+    path = os.environ.get("SPCONV_TUNING_TABLE", "")
+    for a in extra_args:
+        if a.startswith("--tuning-table="):
+            path = a[len("--tuning-table="):]
+    if not path or path == "none":
+        return None
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()[:16]
+    except OSError:
+        return "unreadable:" + path  # spconv-translate reports it
+
+
 def layer_key(spec, extra_args=()):
     """The cache key of one conv (a mlir.ConvSpec)."""
     h = hashlib.sha256(np.ascontiguousarray(spec.weights, dtype="<f4").tobytes())
@@ -69,6 +86,9 @@ def layer_key(spec, extra_args=()):
             "padding": list(spec.padding), "dilation": list(spec.dilation),
             "groups": spec.groups, "activation": spec.activation,
             "extra_args": list(extra_args)}
+    table = tuning_table_id(extra_args)
+    if table:
+        desc["tuning_table"] = table
     dtype = getattr(spec, "dtype", "f32")
     if dtype != "f32":
         # half kernels: the type and where the sums live (f32 keys are unchanged by this)

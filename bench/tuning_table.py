@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Writes a tuning table (docs/design.md, "Tuning table") from measured tiling variants.
+
+usage: bench/tuning_table.py RESULT.json [RESULT.json ...] -o TABLE.json
+           [--merge OLD.json] [--margin 0.03] [--nnz-tolerance 0.1]
+
+RESULT.json: what `bench/variants.sh run OUTDIR RESULT.json` writes on the GPU machine
+(every case's spconv-bench JSON per repetition). Cases are grouped by the conv they compile
+(logical shape, dtype, accumulation, pairing); the group's `<name>-base` case is the
+heuristic's tiling. A group gets an entry when its fastest case (the median of its
+repetitions) that passed the check against cuDNN is faster than the base by more than
+--margin (a fraction: timing noise). Cases that change the pairing make a group of their
+own, without a base: a table cannot choose a pairing (give the op a `pairing`), so they get
+no entry, only a line in the report. An entry matches convs within --nnz-tolerance of the
+measured nonzero count. --merge keeps OLD.json's entries for convs not measured here.
+
+spconv-translate --tuning-table=TABLE.json (or $SPCONV_TUNING_TABLE) then takes an entry's
+tiling for a matching conv. Prints one line per group: the base, the best, and the decision.
+"""
+import argparse
+import datetime
+import json
+import statistics
+import sys
+
+CONV_KEYS = ("N", "C", "H", "W", "K", "R", "S", "stride", "padding", "dilation", "groups")
+
+
+def key_of(r):
+    conv = {k: r["shape"][k] for k in CONV_KEYS}
+    num = r.get("numerics") or {}
+    dtype = r.get("dtype", "f32")
+    return (json.dumps(conv, sort_keys=True), dtype, num.get("accumulate", "f32"),
+            num.get("pairing", "none"))
+
+
+def passed(r):
+    return r.get("status") == "ok" and "contenders" in r
+
+
+def load_cases(paths):
+    cases = {}
+    for path in paths:
+        for name, runs in json.load(open(path)).items():
+            reps = [runs[k] for k in sorted(runs)]
+            if not all(passed(r) for r in reps):
+                print("skipped %s: a repetition did not pass its check" % name, file=sys.stderr)
+                continue
+            ms = statistics.median(r["contenders"]["spconv"]["time_ms"] for r in reps)
+            cases[name] = {"ms": ms, "result": reps[0], "file": path}
+    return cases
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("results", nargs="+")
+    ap.add_argument("-o", "--out", required=True)
+    ap.add_argument("--merge")
+    ap.add_argument("--margin", type=float, default=0.03)
+    ap.add_argument("--nnz-tolerance", type=float, default=0.1)
+    args = ap.parse_args()
+
+    cases = load_cases(args.results)
+    devices = {c["result"]["device"]["name"] for c in cases.values()}
+    if len(devices) != 1:
+        sys.exit("tuning_table.py: the results come from %d devices (%s); one table is for one"
+                 % (len(devices), ", ".join(sorted(devices)) or "none"))
+    device = devices.pop()
+    groups = {}
+    for name, c in cases.items():
+        groups.setdefault(key_of(c["result"]), []).append(name)
+
+    entries = []
+    for key, names in sorted(groups.items(), key=lambda kv: sorted(kv[1])[0]):
+        base = [n for n in names if n.endswith("-base")]
+        best = min(names, key=lambda n: cases[n]["ms"])
+        b = cases[best]
+        if not base:
+            print("%-40s no base (another pairing?): best %s %.4f ms; no entry"
+                  % (",".join(sorted(names)), best, b["ms"]))
+            continue
+        base_ms = cases[base[0]]["ms"]
+        gain = base_ms / b["ms"]
+        if best == base[0] or b["ms"] > base_ms * (1 - args.margin):
+            print("%-24s heuristic %.4f ms kept (best other: %s)" % (
+                base[0], base_ms, min((n for n in names if n != base[0]),
+                                      key=lambda n: cases[n]["ms"], default="-")))
+            continue
+        r = b["result"]
+        conv, dtype, accumulate, pairing = key
+        nnz = r["nnz"]
+        tol = args.nnz_tolerance
+        entries.append({
+            "conv": json.loads(conv), "dtype": dtype, "accumulate": accumulate,
+            "pairing": pairing,
+            "nnz": [int(nnz * (1 - tol)), int(nnz * (1 + tol)) + 1],
+            "tiling": r["tiling"],
+            "source": "%s (%s): %.4f ms, heuristic %.4f ms (%s), %s, commit %s" % (
+                best, b["file"], b["ms"], base_ms, base[0], device, r.get("commit", "?")),
+        })
+        print("%-24s heuristic %.4f ms -> %s %.4f ms (%.2fx)" % (base[0], base_ms, best,
+                                                                 b["ms"], gain))
+
+    if args.merge:
+        old = json.load(open(args.merge))
+        if old.get("device") != device:
+            sys.exit("tuning_table.py: %s is for %s, these results for %s"
+                     % (args.merge, old.get("device"), device))
+        measured = {(json.dumps(e["conv"], sort_keys=True), e["dtype"], e["accumulate"],
+                     e["pairing"]) for e in entries}
+        measured |= set(groups)
+        kept = [e for e in old["entries"]
+                if (json.dumps(e["conv"], sort_keys=True), e["dtype"], e["accumulate"],
+                    e["pairing"]) not in measured]
+        entries = kept + entries
+    table = {"format": "spconv-tuning-table", "version": 1, "device": device,
+             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+             "results": args.results, "margin": args.margin,
+             "nnz_tolerance": args.nnz_tolerance, "entries": entries}
+    with open(args.out, "w") as f:
+        json.dump(table, f, indent=1)
+        f.write("\n")
+    print("%d entries -> %s" % (len(entries), args.out))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,64 @@
+//===- TuningTable.h - Tilings measured on a GPU, consulted before the heuristic -*- C++ -*-===//
+//
+// A tuning table (docs/design.md, "Tuning table") holds, per conv shape, the tiling that was
+// fastest when bench/tuning_table.py measured variants on a GPU (bench/variants.sh). Where a
+// conv matches an entry, its tiling replaces the heuristic's, field by field, except for the
+// fields the user requested explicitly. A table is made for one device (its "device" field):
+// the compiling machine has no GPU, so choosing the table is choosing the target.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SPCONV_CONVERSION_CONVTEMPLATE_TUNINGTABLE_H
+#define SPCONV_CONVERSION_CONVTEMPLATE_TUNINGTABLE_H
+
+#include "spconv/Conversion/ConvTemplate/ConvShape.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace spconv {
+
+/// One entry's tiling, as requests: every field set (the measured kernel's tiling).
+struct TunedTiling {
+  Tiling tiling;
+  int64_t minBlocksPerSM = 0; // > 0: that many; -1: no cap (ArtifactOptions::minBlocksPerSM)
+  int64_t smAffinity = 1;     // 2: per-SM work queues (ArtifactOptions::smAffinity)
+  std::string source;         // the entry's "source": where it was measured
+};
+
+class TuningTable {
+public:
+  /// Reads and checks a table; errors name the file and the JSON path of the bad field.
+  static llvm::Expected<TuningTable> load(llvm::StringRef path);
+  static llvm::Expected<TuningTable> parse(llvm::StringRef text, llvm::StringRef name);
+
+  /// The entry for `shape` (a half-precision conv is matched by its logical conv, its type,
+  /// its accumulation and its pairing; bias and activation do not matter) whose range of
+  /// nonzero weights holds `nnz`; null if none.
+  const TunedTiling *lookup(const ConvShape &shape, int64_t nnz) const;
+
+  llvm::StringRef device() const { return deviceName; }
+  size_t size() const { return entries.size(); }
+
+  /// The key `lookup` matches: the logical conv, its types and pairing.
+  static std::string keyOf(const ConvShape &shape);
+
+private:
+  struct Entry {
+    std::string key;
+    int64_t nnzMin = 0, nnzMax = 0;
+    TunedTiling tuned;
+  };
+  std::vector<Entry> entries;
+  std::string deviceName;
+};
+
+/// `requested` with `tuned`'s fields wherever `requested` leaves the choice to the heuristic
+/// (a zero field).
+Tiling fillFromTuned(Tiling requested, const Tiling &tuned);
+
+} // namespace spconv
+
+#endif // SPCONV_CONVERSION_CONVTEMPLATE_TUNINGTABLE_H

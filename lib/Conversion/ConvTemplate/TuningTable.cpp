@@ -1,0 +1,261 @@
+//===- TuningTable.cpp - Tilings measured on a GPU -------------------------===//
+//
+// The table is JSON (docs/design.md, "Tuning table"); llvm::json's ObjectMapper reads it,
+// so a wrong field is reported with its path in the document.
+//
+//===----------------------------------------------------------------------===//
+
+#include "spconv/Conversion/ConvTemplate/TuningTable.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <array>
+
+using namespace spconv;
+
+namespace {
+/// The conv fields of a key, in the order keyText prints them.
+struct KeyFields {
+  int64_t n = 0, c = 0, h = 0, w = 0, k = 0, r = 0, s = 0;
+  std::array<int64_t, 2> stride{}, dilation{};
+  std::array<int64_t, 4> padding{};
+  int64_t groups = 1;
+  std::string dtype, accumulate, pairing;
+};
+} // namespace
+
+static std::string keyText(const KeyFields &f) {
+  return llvm::formatv("n{0}c{1}h{2}w{3}k{4}r{5}s{6}st{7}x{8}pad{9}.{10}.{11}.{12}dil{13}x{14}"
+                       "g{15}:{16}:{17}:{18}",
+                       f.n, f.c, f.h, f.w, f.k, f.r, f.s, f.stride[0], f.stride[1],
+                       f.padding[0], f.padding[1], f.padding[2], f.padding[3], f.dilation[0],
+                       f.dilation[1], f.groups, f.dtype, f.accumulate, f.pairing)
+      .str();
+}
+
+std::string TuningTable::keyOf(const ConvShape &shape) {
+  ConvShape l = shape.logical();
+  KeyFields f;
+  f.n = l.n, f.c = l.c, f.h = l.h, f.w = l.w, f.k = l.k, f.r = l.r, f.s = l.s;
+  f.stride = {l.sh, l.sw};
+  f.dilation = {l.dh, l.dw};
+  f.padding = {l.pt, l.pl, l.pb, l.pr};
+  f.groups = l.groups;
+  f.dtype = precisionName(shape.precision);
+  f.accumulate = precisionName(shape.isHalf() ? shape.accumulate : Precision::f32);
+  f.pairing = pairingName(shape.pairing);
+  return keyText(f);
+}
+
+Tiling spconv::fillFromTuned(Tiling requested, const Tiling &tuned) {
+  for (auto [field, value] : {
+           std::make_pair(&requested.blockK, tuned.blockK),
+           std::make_pair(&requested.outputsPerThread, tuned.outputsPerThread),
+           std::make_pair(&requested.tileP, tuned.tileP),
+           std::make_pair(&requested.threadsQ, tuned.threadsQ),
+           std::make_pair(&requested.chunkC, tuned.chunkC),
+           std::make_pair(&requested.splitC, tuned.splitC),
+           std::make_pair(&requested.chunkLoop, tuned.chunkLoop),
+           std::make_pair(&requested.imagesPerBlock, tuned.imagesPerBlock),
+           std::make_pair(&requested.blockOrder, tuned.blockOrder),
+           std::make_pair(&requested.asyncStaging, tuned.asyncStaging),
+           std::make_pair(&requested.columnOrder, tuned.columnOrder),
+           std::make_pair(&requested.directInputs, tuned.directInputs),
+           std::make_pair(&requested.minBlocksPerSM, tuned.minBlocksPerSM),
+       })
+    if (*field == 0)
+      *field = value;
+  return requested;
+}
+
+namespace {
+/// A boolean of the sidecar's tiling as the option value it stands for: 2 on, 1 off.
+bool mapSwitch(llvm::json::ObjectMapper &o, llvm::StringLiteral name, int64_t &out) {
+  bool on = false;
+  if (!o.map(name, on))
+    return false;
+  out = on ? 2 : 1;
+  return true;
+}
+
+/// A positive integer field.
+bool mapPositive(const llvm::json::Object &obj, llvm::json::Path path, llvm::StringLiteral name,
+                 int64_t &out) {
+  const llvm::json::Value *v = obj.get(name);
+  std::optional<int64_t> i = v ? v->getAsInteger() : std::nullopt;
+  if (!i || *i < 1) {
+    path.field(name).report("expected a positive integer");
+    return false;
+  }
+  out = *i;
+  return true;
+}
+/// An array of exactly N integers.
+template <size_t N>
+bool mapInts(llvm::json::ObjectMapper &o, llvm::json::Path path, llvm::StringLiteral name,
+             std::array<int64_t, N> &out) {
+  std::vector<int64_t> v;
+  if (!o.map(name, v))
+    return false;
+  if (v.size() != N) {
+    path.field(name).report(N == 2 ? llvm::StringLiteral("expected 2 integers")
+                                   : llvm::StringLiteral("expected 4 integers"));
+    return false;
+  }
+  std::copy(v.begin(), v.end(), out.begin());
+  return true;
+}
+} // namespace
+
+/// The sidecar's "tiling" object (docs/launch-abi.md): every field, as requests.
+static bool tunedFromJSON(const llvm::json::Value &v, TunedTiling &t, llvm::json::Path p) {
+  const llvm::json::Object *obj = v.getAsObject();
+  if (!obj) {
+    p.report("expected the sidecar's tiling object");
+    return false;
+  }
+  llvm::json::ObjectMapper o(v, p);
+  Tiling &tl = t.tiling;
+  int64_t minBlocks = 0;
+  int64_t smAffine = 0;
+  bool ok = mapPositive(*obj, p, "block_k", tl.blockK) &&
+            mapPositive(*obj, p, "outputs_per_thread", tl.outputsPerThread) &&
+            mapPositive(*obj, p, "tile_p", tl.tileP) &&
+            mapPositive(*obj, p, "threads_q", tl.threadsQ) &&
+            mapPositive(*obj, p, "chunk_c", tl.chunkC) &&
+            mapPositive(*obj, p, "split_c", tl.splitC) &&
+            mapPositive(*obj, p, "images_per_block", tl.imagesPerBlock) &&
+            mapSwitch(o, "chunk_loop", tl.chunkLoop) &&
+            mapSwitch(o, "channel_block_major", tl.blockOrder) &&
+            mapSwitch(o, "async_staging", tl.asyncStaging) &&
+            mapSwitch(o, "adjacent_columns", tl.columnOrder) &&
+            mapSwitch(o, "direct_inputs", tl.directInputs) &&
+            mapSwitch(o, "sm_affine", smAffine) && o.map("min_blocks_per_sm", minBlocks);
+  if (!ok)
+    return false;
+  if (minBlocks < 0) {
+    p.field("min_blocks_per_sm").report("expected 0 (no cap) or a positive integer");
+    return false;
+  }
+  // The sidecar says 0 where ptxas had no cap; ArtifactOptions says -1.
+  t.minBlocksPerSM = minBlocks == 0 ? -1 : minBlocks;
+  tl.minBlocksPerSM = 0; // set through the options, as --min-blocks-per-sm is
+  t.smAffinity = smAffine;
+  return true;
+}
+
+static bool keyFromJSON(const llvm::json::Value &v, KeyFields &f, llvm::json::Path p) {
+  llvm::json::ObjectMapper o(v, p);
+  if (!o)
+    return false;
+  const llvm::json::Value *conv = v.getAsObject()->get("conv");
+  if (!conv) {
+    p.field("conv").report("missing");
+    return false;
+  }
+  llvm::json::Path cp = p.field("conv");
+  llvm::json::ObjectMapper c(*conv, cp);
+  const llvm::json::Object *co = conv->getAsObject();
+  if (!c || !co)
+    return false;
+  bool ok = mapPositive(*co, cp, "N", f.n) && mapPositive(*co, cp, "C", f.c) &&
+            mapPositive(*co, cp, "H", f.h) && mapPositive(*co, cp, "W", f.w) &&
+            mapPositive(*co, cp, "K", f.k) && mapPositive(*co, cp, "R", f.r) &&
+            mapPositive(*co, cp, "S", f.s) && mapInts(c, cp, "stride", f.stride) &&
+            mapInts(c, cp, "padding", f.padding) && mapInts(c, cp, "dilation", f.dilation) &&
+            c.mapOptional("groups", f.groups) && o.map("dtype", f.dtype) &&
+            o.map("accumulate", f.accumulate) && o.map("pairing", f.pairing);
+  if (!ok)
+    return false;
+  for (auto [value, name, allowed, message] :
+       {std::make_tuple(&f.dtype, llvm::StringLiteral("dtype"), "f32 f16 bf16",
+                        llvm::StringLiteral("expected f32, f16 or bf16")),
+        std::make_tuple(&f.accumulate, llvm::StringLiteral("accumulate"), "f32 f16 bf16",
+                        llvm::StringLiteral("expected f32, f16 or bf16")),
+        std::make_tuple(&f.pairing, llvm::StringLiteral("pairing"), "none images rows columns",
+                        llvm::StringLiteral("expected none, images, rows or columns"))}) {
+    llvm::SmallVector<llvm::StringRef> words;
+    llvm::StringRef(allowed).split(words, ' ');
+    if (!llvm::is_contained(words, *value)) {
+      p.field(name).report(message);
+      return false;
+    }
+  }
+  return true;
+}
+
+llvm::Expected<TuningTable> TuningTable::parse(llvm::StringRef text, llvm::StringRef name) {
+  auto fail = [&](const llvm::Twine &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "tuning table " + name + ": " + why);
+  };
+  llvm::Expected<llvm::json::Value> doc = llvm::json::parse(text);
+  if (!doc)
+    return fail(llvm::toString(doc.takeError()));
+  llvm::json::Path::Root root("table");
+  llvm::json::Path p(root);
+  llvm::json::ObjectMapper o(*doc, p);
+  std::string format;
+  int64_t version = 0;
+  TuningTable table;
+  const llvm::json::Array *entries = nullptr;
+  if (o && o.map("format", format) && o.map("version", version) &&
+      o.map("device", table.deviceName)) {
+    if (format != "spconv-tuning-table")
+      p.field("format").report("expected \"spconv-tuning-table\"");
+    else if (version != 1)
+      p.field("version").report("this compiler reads version 1");
+    else if (!(entries = doc->getAsObject()->getArray("entries")))
+      p.field("entries").report("expected an array");
+  }
+  if (!entries)
+    return fail(llvm::toString(root.getError()));
+  llvm::json::Path ep = p.field("entries");
+  for (size_t i = 0; i < entries->size(); ++i) {
+    const llvm::json::Value &e = (*entries)[i];
+    llvm::json::Path at = ep.index(i);
+    KeyFields key;
+    Entry entry;
+    std::array<int64_t, 2> nnz{};
+    llvm::json::ObjectMapper eo(e, at);
+    const llvm::json::Value *tiling = e.getAsObject() ? e.getAsObject()->get("tiling") : nullptr;
+    bool ok = keyFromJSON(e, key, at) && mapInts(eo, at, "nnz", nnz) &&
+              eo.mapOptional("source", entry.tuned.source);
+    if (ok && !tiling) {
+      at.field("tiling").report("missing");
+      ok = false;
+    }
+    ok = ok && tunedFromJSON(*tiling, entry.tuned, at.field("tiling"));
+    if (ok && (nnz[0] < 0 || nnz[1] < nnz[0])) {
+      at.field("nnz").report("expected [min, max] with 0 <= min <= max");
+      ok = false;
+    }
+    if (!ok)
+      return fail(llvm::toString(root.getError()));
+    entry.key = keyText(key);
+    entry.nnzMin = nnz[0];
+    entry.nnzMax = nnz[1];
+    table.entries.push_back(std::move(entry));
+  }
+  return std::move(table);
+}
+
+llvm::Expected<TuningTable> TuningTable::load(llvm::StringRef path) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer)
+    return llvm::createStringError(buffer.getError(),
+                                   "tuning table " + path + ": " + buffer.getError().message());
+  return parse((*buffer)->getBuffer(), path);
+}
+
+const TunedTiling *TuningTable::lookup(const ConvShape &shape, int64_t nnz) const {
+  std::string key = keyOf(shape);
+  for (const Entry &e : entries)
+    if (e.key == key && nnz >= e.nnzMin && nnz <= e.nnzMax)
+      return &e.tuned;
+  return nullptr;
+}
