@@ -9,6 +9,8 @@
 # FP32 and times it (spconv-bench --no-cusparse --no-tf32 --batches 5, twice), writes every
 # case's spconv-bench JSON into RESULT.json, prints one line per case, and profiles the
 # cases named in NCU_CASES (comma-separated) with bench/ncu_case.sh into OUTDIR/ncu-NAME.txt.
+# VARIANTS_REPS: repetitions per case (default 2); VARIANTS_BENCH_ARGS: more spconv-bench
+# flags (a screening sweep: --no-half-baselines, the FP16 baselines being the same per shape).
 # Cubins and weights are stored xz-compressed (a 3x3 512-channel layer is ~8 MB of cubin and
 # 9 MB of weights, 90% zeros), unpacked by "run".
 set -u
@@ -52,8 +54,10 @@ run() {
     for f in "$dir"/*.xz; do [ -f "$f" ] && xz -d -f "$f"; done
     args=(--launch "$dir/kernels.json" --module "$dir/kernels.cubin" --weights "$dir/weights.bin"
           --no-cusparse --no-tf32 --batches 5)
+    # shellcheck disable=SC2206
+    args+=(${VARIANTS_BENCH_ARGS:-})
     [ -f "$dir/bias.bin" ] && args+=(--bias "$dir/bias.bin")
-    for rep in 1 2; do
+    for rep in $(seq 1 "${VARIANTS_REPS:-2}"); do
       "$bench" "${args[@]}" --out "$out/$name.r$rep.json" > "$out/$name.r$rep.log" 2>&1 ||
         { status=1; echo "variants.sh: $name failed (see $name.r$rep.log)" >&2; }
     done
