@@ -2,7 +2,7 @@
 """Writes a tuning table (docs/design.md, "Tuning table") from measured tiling variants.
 
 usage: bench/tuning_table.py RESULT.json [RESULT.json ...] -o TABLE.json
-           [--merge OLD.json] [--margin 0.03] [--nnz-tolerance 0.1]
+           [--merge OLD.json] [--margin 0.03] [--nnz-tolerance 0.1] [--commit C]
 
 RESULT.json: what `bench/variants.sh run OUTDIR RESULT.json` writes on the GPU machine
 (every case's spconv-bench JSON per repetition). Cases are grouped by the conv they compile
@@ -58,6 +58,8 @@ def main():
     ap.add_argument("--merge")
     ap.add_argument("--margin", type=float, default=0.03)
     ap.add_argument("--nnz-tolerance", type=float, default=0.1)
+    ap.add_argument("--commit", help="the compiler commit the variants were compiled at "
+                    "(default: the results' own, where spconv-bench recorded one)")
     args = ap.parse_args()
 
     cases = load_cases(args.results)
@@ -96,7 +98,8 @@ def main():
             "nnz": [int(nnz * (1 - tol)), int(nnz * (1 + tol)) + 1],
             "tiling": r["tiling"],
             "source": "%s (%s): %.4f ms, heuristic %.4f ms (%s), %s, commit %s" % (
-                best, b["file"], b["ms"], base_ms, base[0], device, r.get("commit", "?")),
+                best, b["file"], b["ms"], base_ms, base[0], device,
+                args.commit or r.get("commit", "?")),
         })
         print("%-24s heuristic %.4f ms -> %s %.4f ms (%.2fx)" % (base[0], base_ms, best,
                                                                  b["ms"], gain))
