@@ -51,23 +51,15 @@ std::string TuningTable::keyOf(const ConvShape &shape) {
 }
 
 Tiling spconv::fillFromTuned(Tiling requested, const Tiling &tuned) {
-  for (auto [field, value] : {
-           std::make_pair(&requested.blockK, tuned.blockK),
-           std::make_pair(&requested.outputsPerThread, tuned.outputsPerThread),
-           std::make_pair(&requested.tileP, tuned.tileP),
-           std::make_pair(&requested.threadsQ, tuned.threadsQ),
-           std::make_pair(&requested.chunkC, tuned.chunkC),
-           std::make_pair(&requested.splitC, tuned.splitC),
-           std::make_pair(&requested.chunkLoop, tuned.chunkLoop),
-           std::make_pair(&requested.imagesPerBlock, tuned.imagesPerBlock),
-           std::make_pair(&requested.blockOrder, tuned.blockOrder),
-           std::make_pair(&requested.asyncStaging, tuned.asyncStaging),
-           std::make_pair(&requested.columnOrder, tuned.columnOrder),
-           std::make_pair(&requested.directInputs, tuned.directInputs),
-           std::make_pair(&requested.minBlocksPerSM, tuned.minBlocksPerSM),
-       })
-    if (*field == 0)
-      *field = value;
+  // minBlocksPerSM is not among them: an entry's goes through the options, as
+  // --min-blocks-per-sm does (TunedTiling::minBlocksPerSM).
+  for (int64_t Tiling::*field :
+       {&Tiling::blockK, &Tiling::outputsPerThread, &Tiling::tileP, &Tiling::threadsQ,
+        &Tiling::chunkC, &Tiling::splitC, &Tiling::chunkLoop, &Tiling::imagesPerBlock,
+        &Tiling::blockOrder, &Tiling::asyncStaging, &Tiling::columnOrder,
+        &Tiling::directInputs})
+    if (requested.*field == 0)
+      requested.*field = tuned.*field;
   return requested;
 }
 
@@ -142,7 +134,6 @@ static bool tunedFromJSON(const llvm::json::Value &v, TunedTiling &t, llvm::json
   }
   // The sidecar says 0 where ptxas had no cap; ArtifactOptions says -1.
   t.minBlocksPerSM = minBlocks == 0 ? -1 : minBlocks;
-  tl.minBlocksPerSM = 0; // set through the options, as --min-blocks-per-sm is
   t.smAffinity = smAffine;
   return true;
 }
