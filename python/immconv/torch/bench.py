@@ -11,7 +11,10 @@ rows also `cudnn_fp32`/`x_fp32`, as before). `kept` is the time of what runs if 
 kept in PyTorch (SpconvConv2d in mode "torch": the original modules on the input as the model
 hands it over, NCHW), and `x_kept` spconv's speedup over that: the measured policy decides on
 it. For FP32 it is the baseline itself; for a half-precision layer it is cuDNN on NCHW
-tensors, which a channels-last baseline does not time. The result has the layout of
+tensors, which a channels-last baseline does not time. A half-precision row also has
+`to_channels_last` and `to_nchw`: the layer's input converted to channels-last and back
+(`contiguous(memory_format=...)`), which the policy charges where a kept layer's layout
+differs from its neighbours' (layout.py). The result has the layout of
 bench/network_summary.py (`layers` rows and `totals`), so immconv.plots draws it.
 """
 import copy
@@ -123,6 +126,9 @@ def benchmark_layers(compiled_model, example_input, warmup=10, repeats=50, graph
                 if m.dtype != torch.float32:
                     row["dtype"] = str(m.dtype).replace("torch.", "")
                     row["accumulate"] = m.accumulate
+                    row["to_channels_last"] = timed(
+                        lambda: x.contiguous(memory_format=torch.channels_last))
+                    row["to_nchw"] = timed(lambda: xb.contiguous())
                 rows.append(row)
     finally:
         torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32, \

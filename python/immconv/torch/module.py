@@ -6,6 +6,10 @@ Modes (attribute `mode`):
 - "reference": always F.conv2d with the folded weights, bias and activation.
 - "torch": the original modules (conv, BN, activation) as the model had them: how a layer
   the measured policy rejects stays with cuDNN, and the baseline `benchmark_layers` times.
+  `kept_layout` says which memory format they run in: "nchw" (the input made contiguous),
+  or "channels_last" (input and conv weights channels-last, PyTorch's fast half-precision
+  path; the output stays channels-last for the next layer). `keep_in_torch(layout)` sets
+  both; the measured policy chooses the layout with the neighbours' (layout.py).
 
 Half precision: a kernel compiled from a float16/bfloat16 conv (`dtype`) takes and gives
 tensors of that type (NCHW, contiguous); `weight`/`bias` stay the folded float32 values the
@@ -64,13 +68,25 @@ class SpconvConv2d(nn.Module):
             raise ValueError("%s: kernel %s has params of %s, not %s" % (
                 name, kernel.get("entry"), got, want))
         self.mode = "auto"
+        self.kept_layout = "nchw"
+
+    def keep_in_torch(self, layout="nchw"):
+        """Run the original modules (mode "torch") in `layout` ("nchw" or "channels_last")."""
+        if layout not in ("nchw", "channels_last"):
+            raise ValueError("%s: kept layout %r is not 'nchw' or 'channels_last'"
+                             % (self.name, layout))
+        fmt = torch.channels_last if layout == "channels_last" else torch.contiguous_format
+        self.original.to(memory_format=fmt)
+        self.mode, self.kept_layout = "torch", layout
 
     def extra_repr(self):
         half = "" if self.dtype == torch.float32 else ", dtype=%s, accumulate=%s" % (
             str(self.dtype).replace("torch.", ""), self.accumulate)
-        return "%s, entry=%s, %s -> %s, act=%s, mode=%s%s" % (
+        kept = ", kept_layout=channels_last" if (
+            self.mode == "torch" and self.kept_layout == "channels_last") else ""
+        return "%s, entry=%s, %s -> %s, act=%s, mode=%s%s%s" % (
             self.name, self.kernel["entry"], list(self.input_shape), list(self.output_shape),
-            self.activation, self.mode, half)
+            self.activation, self.mode, kept, half)
 
     def check_shape(self, x):
         if tuple(x.shape) != self.input_shape:
@@ -113,7 +129,9 @@ class SpconvConv2d(nn.Module):
 
     def forward(self, x):
         if self.mode == "torch":
-            return self.original(x)
+            if self.kept_layout == "channels_last":
+                return self.original(x.contiguous(memory_format=torch.channels_last))
+            return self.original(x.contiguous())
         if self.mode == "reference" or not x.is_cuda:
             self.check_shape(x)
             return self.reference(x)

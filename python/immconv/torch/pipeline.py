@@ -26,7 +26,7 @@ import torch.nn as nn
 
 from .. import folding, mlir
 from ..compiler import CompileError, compile_mlir
-from . import kcache, policy
+from . import kcache, layout, policy
 from .fusion import DTYPES, find_chains, is_plain_conv, trace
 from .module import SpconvConv2d
 
@@ -527,6 +527,9 @@ def compile_graph(model, example_input, out_dir, *, sparsity_threshold=DEFAULT_S
             manifest["measured"] = res
             manifest["torch_mode"] = [r["module"] for r in res["layers"]
                                       if r["decision"] == "torch"]
+            manifest["torch_channels_last"] = [
+                r["module"] for r in res["layers"]
+                if r.get("kept_layout") == layout.CHANNELS_LAST]
             if manifest.get("_dir"):
                 with open(os.path.join(manifest["_dir"], MANIFEST), "w") as f:
                     json.dump({k: v for k, v in manifest.items() if not k.startswith("_")}, f,
@@ -540,7 +543,8 @@ POLICY_TIMING = {"warmup": 3, "repeats": 15, "calls": 10}
 # what a measurement row keeps in the kernel cache (cudnn/x: the baseline of the layer's
 # dtype; cudnn_fp32/x_fp32 also for an FP32 layer, as older entries have them; kept/x_kept:
 # what runs if the layer stays in PyTorch, which the policy decides on)
-MEASURED_KEYS = ("spconv", "cudnn", "x", "baseline", "cudnn_fp32", "x_fp32", "kept", "x_kept")
+MEASURED_KEYS = ("spconv", "cudnn", "x", "baseline", "cudnn_fp32", "x_fp32", "kept", "x_kept",
+                 "to_channels_last", "to_nchw")
 
 
 def totals(rows):
@@ -554,11 +558,14 @@ def totals(rows):
 
 
 def apply_min_speedup(compiled, example_input, min_speedup, graphs=True, cache=None, keys=None):
-    """Measured policy: layers slower than min_speedup x their cuDNN original, as it runs when
-    kept (benchmark_layers' `kept`: the original modules on the model's NCHW tensors), go
-    back to it (timed from CUDA graphs unless graphs=False). With a kernel cache and
-    the layers' keys, measurements made before on this GPU (same conv, same input shape,
-    same timing mode) are reused and new ones recorded."""
+    """Measured policy: a layer stays compiled if its kernel is at least min_speedup x
+    faster than its cuDNN original as it would run when kept, layouts included; otherwise it
+    goes back to the original (mode "torch"), in NCHW or, for half precision, channels-last,
+    whichever costs less with the conversions its neighbours' layouts imply (layout.py;
+    times from CUDA graphs unless graphs=False). Each row's `decision` is "spconv" or
+    "torch", and `kept_layout` says how a kept layer runs. With a kernel cache and the
+    layers' keys, measurements made before on this GPU (same conv, same input shape, same
+    timing mode) are reused and new ones recorded."""
     if not _on_cuda(example_input):
         warnings.warn("immconv: min_speedup needs the model and input on CUDA; ignored")
         return None
@@ -572,8 +579,8 @@ def apply_min_speedup(compiled, example_input, min_speedup, graphs=True, cache=N
         for name, key in keys.items():
             row = cache.measured(key, device + "/" + mode)
             # A half-precision row of an older immconv has no `kept` (it timed channels-last
-            # only, which a kept layer does not run): measured again.
-            if row is not None and ("x_kept" in row or
+            # only) or no conversion times, which the layout choice needs: measured again.
+            if row is not None and (("x_kept" in row and "to_nchw" in row) or
                                     row.get("baseline", "cudnn_fp32") == "cudnn_fp32"):
                 cached[name] = dict(row, module=name, layer=name, cached=True)
     mods = dict(compiled.named_modules())
@@ -594,14 +601,16 @@ def apply_min_speedup(compiled, example_input, min_speedup, graphs=True, cache=N
         row.setdefault("cudnn", row.get("cudnn_fp32"))
         row.setdefault("x", row.get("x_fp32"))
         row.setdefault("x_kept", row["x"])  # an older FP32 row: its baseline ran when kept
-        if row["x_kept"] < min_speedup:
-            mods[row["module"]].mode = "torch"
-            row["decision"] = "torch"
-        else:
-            row["decision"] = "spconv"
+        row.setdefault("kept", row["cudnn"])
+    decision, report = layout.decide(compiled, x, {r["module"]: r for r in rows}, min_speedup)
+    for row in rows:
+        d = decision[row["module"]]
+        row["decision"] = layout.SPCONV if d == layout.SPCONV else "torch"
+        if d != layout.SPCONV:
+            row["kept_layout"] = layout.CHANNELS_LAST if d == layout.TORCH_CL else layout.NCHW
     out = {"convs": len(rows), "device": device, "timing": mode, "min_speedup": min_speedup,
            "timing_params": POLICY_TIMING, "cached": len(cached),
-           "totals": totals(rows),
+           "totals": totals(rows), "layout": report,
            "layers": rows}
     compiled.spconv_measurements = out
     return out
@@ -672,7 +681,9 @@ def build(model, manifest, out_dir, inplace=False):
                            layer["output_shape"], _original(modules, layer),
                            dtype=TORCH_DTYPES[dtype], accumulate=layer.get("accumulate"))
         if name in manifest.get("torch_mode", ()):
-            new.mode = "torch"  # measured slower than its original (min_speedup)
+            # measured slower than its original (min_speedup), in this layout
+            new.keep_in_torch(layout.CHANNELS_LAST if name in manifest.get(
+                "torch_channels_last", ()) else layout.NCHW)
         if gm is None:
             _set_module(work, name, new)
             continue

@@ -1,0 +1,209 @@
+"""The measured keep-or-compile decision, with the memory layout a kept layer runs in.
+
+A compiled kernel reads and writes NCHW. A half-precision layer kept in PyTorch can run NCHW
+(the model's own tensors) or channels-last, where cuDNN's tensor-core convs are 1.1-2.4x
+faster on ResNet-50 (bench/results/2026-11-26-torch-half-full): a kept layer in channels-last
+is what a deployment's own model runs. Converting a tensor between the two layouts is a copy
+(`contiguous(memory_format=...)`), so which layout pays depends on the neighbours: a run of
+kept layers converts once at each end, a lone kept layer between two kernels twice.
+
+Each layer therefore has up to three options, with the times benchmark_layers measured:
+
+  option                 time                        wants input   gives output
+  "spconv"               spconv * min_speedup        NCHW          NCHW
+  "torch"                kept (NCHW)                 NCHW          NCHW
+  "torch_channels_last"  cudnn (the CL baseline)     CL            CL
+
+(FP32 layers have the first two; `min_speedup` is the margin a kernel must win by, as
+before.) A layer's input arrives in its producer's output layout. In a traced model (an
+fx.GraphModule, as immconv.torch builds one) the producer is found by walking back from the
+layer's input through each node's first tensor argument, as PyTorch's elementwise ops and
+pools give their first input's layout: ResNet's `relu(conv3 + identity)` comes from conv3,
+MobileNetV2's `x + conv(x)` from whatever made x. Without a graph, the producer is the layer
+whose output tensor is the input (through in-place ops only). A layer without a producer
+(the model's input, an op that starts a new layout) takes the layout observed by running
+the model. A layer pays `to_channels_last` or `to_nchw` (its input converted, measured) when
+the layout it wants is not the one that arrives.
+
+`choose` minimises the sum of the options' times and the conversions by coordinate descent
+from each layer's own fastest option: each layer in turn takes the option that lowers the
+total most, counting its own input conversion and those of the layers it feeds, until no
+layer changes. `decide` runs it, then runs the model with the decisions and, where a layer's
+input arrives in another layout than the model assumed, takes what it saw (and drops its
+producer) and decides again.
+Not modelled: an elementwise op (an add) over two tensors of different layouts runs slower;
+the end-to-end timing (bench/torch_backend.py) measures it.
+"""
+import torch
+
+NCHW, CHANNELS_LAST, ANY = "nchw", "channels_last", "any"
+SPCONV, TORCH, TORCH_CL = "spconv", "torch", "torch_channels_last"
+WANTS = {SPCONV: NCHW, TORCH: NCHW, TORCH_CL: CHANNELS_LAST}
+GIVES = WANTS  # every option gives the layout it wants
+MAX_SWEEPS = 50
+MAX_ROUNDS = 3
+
+
+def layout_of(t):
+    """NCHW, CHANNELS_LAST, ANY (both, e.g. C = 1 or H = W = 1) or None (neither)."""
+    if t.dim() != 4:
+        return ANY
+    a, b = t.is_contiguous(), t.is_contiguous(memory_format=torch.channels_last)
+    return ANY if a and b else NCHW if a else CHANNELS_LAST if b else None
+
+
+def storage_ptr(t):
+    """Where a tensor's storage starts (torch 1.x has no untyped_storage)."""
+    return (t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()).data_ptr()
+
+
+def options(row):
+    """{option: its own time} of a measured row (benchmark_layers / the kernel cache)."""
+    out = {SPCONV: row["spconv"] * row.get("_margin", 1.0), TORCH: row["kept"]}
+    if row.get("baseline", "").endswith("_channels_last") and "to_nchw" in row:
+        out[TORCH_CL] = row["cudnn"]
+    return out
+
+
+def conversion(row, arrives, wants):
+    """Time to convert a layer's input from `arrives` to `wants` (0 if they agree)."""
+    if arrives in (wants, ANY):
+        return 0.0
+    if wants == CHANNELS_LAST:
+        return row.get("to_channels_last", 0.0)
+    return row.get("to_nchw", 0.0)
+
+
+def total(rows, producers, observed, decision):
+    """The modelled time of `decision` ({layer: option}): options plus conversions."""
+    t = 0.0
+    for name, row in rows.items():
+        d = decision[name]
+        p = producers.get(name)
+        arrives = GIVES[decision[p]] if p in decision else observed.get(name, NCHW)
+        t += options(row)[d] + conversion(row, arrives, WANTS[d])
+    return t
+
+
+def choose(rows, producers, observed, min_speedup):
+    """{layer: option} minimising `total` (coordinate descent; see the module docstring).
+    rows: {layer: measured row}, in execution order; producers: {layer: producing layer};
+    observed: {layer: layout its input arrived in} for layers without a producer."""
+    rows = {n: dict(r, _margin=min_speedup) for n, r in rows.items()}
+    consumers = {n: [] for n in rows}
+    for n, p in producers.items():
+        if p in consumers and n in rows:
+            consumers[p].append(n)
+    opts = {n: options(r) for n, r in rows.items()}
+    decision = {n: min(o, key=o.get) for n, o in opts.items()}
+
+    def local(name, option):
+        row, p = rows[name], producers.get(name)
+        arrives = GIVES[decision[p]] if p in decision else observed.get(name, NCHW)
+        cost = opts[name][option] + conversion(row, arrives, WANTS[option])
+        for c in consumers[name]:
+            cost += conversion(rows[c], GIVES[option], WANTS[decision[c]])
+        return cost
+
+    for sweep in range(MAX_SWEEPS):
+        changed = False
+        for name in rows:
+            here = local(name, decision[name])
+            best = min(opts[name], key=lambda o: local(name, o))
+            if local(name, best) < here * (1 - 1e-9):
+                decision[name] = best
+                changed = True
+        if not changed:
+            break
+    return decision, sweep + 1
+
+
+def graph_producers(gm, names):
+    """{layer: producing layer} of a GraphModule: from each named call_module node, back
+    through first tensor arguments to the nearest named one."""
+    nodes = {n.target: n for n in gm.graph.nodes if n.op == "call_module" and n.target in names}
+    out = {}
+    for name, node in nodes.items():
+        prev = node.args[0] if node.args else None
+        while isinstance(prev, torch.fx.Node):
+            if prev.op == "call_module" and prev.target in nodes:
+                out[name] = prev.target
+                break
+            if prev.op not in ("call_function", "call_method", "call_module"):
+                break
+            prev = next((a for a in prev.args if isinstance(a, torch.fx.Node)), None)
+    return out
+
+
+def trace(model, args, names):
+    """One forward pass: each named SpconvConv2d's producer (the named layer whose output
+    storage is its input's: through in-place ops only) and the layout its input arrived in,
+    in execution order."""
+    order, producers, arrived, outputs, by_storage, hooks = [], {}, {}, [], {}, []
+    modules = dict(model.named_modules())
+
+    def hook(mod, inp, out, name):
+        x = inp[0]
+        order.append(name)
+        arrived[name] = layout_of(x)
+        p = by_storage.get(storage_ptr(x))
+        if p is not None:
+            producers[name] = p
+        outputs.append(out)  # alive until the pass ends, so no storage is reused
+        by_storage[storage_ptr(out)] = name
+
+    try:
+        for n in names:
+            hooks.append(modules[n].register_forward_hook(
+                lambda mod, inp, out, n=n: hook(mod, inp, out, n)))
+        with torch.no_grad():
+            model(*args)
+    finally:
+        for h in hooks:
+            h.remove()
+    return order, producers, arrived
+
+
+def apply(modules, decision):
+    """Set each SpconvConv2d's mode and kept layout from `decision`."""
+    for name, d in decision.items():
+        m = modules[name]
+        if d == SPCONV:
+            m.mode = "auto"
+        else:
+            m.keep_in_torch(CHANNELS_LAST if d == TORCH_CL else NCHW)
+
+
+def decide(model, args, rows, min_speedup):
+    """Decide and apply (see the module docstring). rows: {layer: measured row}. Returns
+    (decision, report): the report has each layer's producer, the layouts assumed for layers
+    without one, the modelled total and the rounds and sweeps it took."""
+    modules = dict(model.named_modules())
+    names = list(rows)
+    order, producers, arrived = trace(model, args, names)
+    if isinstance(model, torch.fx.GraphModule):
+        producers = graph_producers(model, set(names))
+    ordered = {n: rows[n] for n in order if n in rows}
+    ordered.update({n: r for n, r in rows.items() if n not in ordered})  # not run: last
+    rows = ordered
+    observed = {n: arrived[n] for n in rows if n not in producers and n in arrived}
+    for rounds in range(1, MAX_ROUNDS + 1):
+        decision, sweeps = choose(rows, producers, observed, min_speedup)
+        apply(modules, decision)
+        _, _, seen = trace(model, args, names)
+        moved = {}
+        for n in rows:
+            p = producers.get(n)
+            assumed = GIVES[decision[p]] if p in decision else observed.get(n, NCHW)
+            if n in seen and seen[n] not in (assumed, ANY):
+                moved[n] = seen[n]
+        if not moved:
+            break
+        for n in moved:
+            producers.pop(n, None)
+        observed.update(moved)
+    report = {"producers": producers, "observed": observed, "rounds": rounds,
+              "sweeps": sweeps,
+              "modelled_ms": total({n: dict(r, _margin=1.0) for n, r in rows.items()},
+                                   producers, observed, decision)}
+    return decision, report

@@ -1,0 +1,157 @@
+"""The measured policy's layout choice (immconv/torch/layout.py), on CPU: the coordinate
+descent over spconv / NCHW kept / channels-last kept with conversions, producers found by
+storage through in-place ops, layouts observed behind other ops, a kept layer running
+channels-last, and the decision surviving the manifest."""
+import json
+
+import pytest
+
+torch = pytest.importorskip("torch")
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+import immconv.torch as st  # noqa: E402
+from immconv.torch import layout  # noqa: E402
+from test_torch import close, prune_  # noqa: E402
+
+
+def row(sp, kept, cl=None, conv=0.0):
+    """A measured row: spconv and NCHW-kept times, and for a half layer the channels-last
+    time and both conversions."""
+    r = {"spconv": sp, "kept": kept, "cudnn": kept, "baseline": "cudnn_fp32"}
+    if cl is not None:
+        r.update(cudnn=cl, baseline="cudnn_fp16_channels_last", to_channels_last=conv,
+                 to_nchw=conv)
+    return r
+
+
+def test_descent_counts_the_neighbours_conversions():
+    # a -> b -> c. Alone, a and c are faster kept channels-last (0.8 < 1.0) and b compiled;
+    # but every change of layout costs 0.3: all compiled (2.5) beats the layer-by-layer
+    # choice (3.0) and all channels-last (2.7).
+    rows = {"a": row(1.0, 2.0, 0.8, 0.3), "b": row(0.5, 2.0, 0.8, 0.3),
+            "c": row(1.0, 2.0, 0.8, 0.3)}
+    producers = {"b": "a", "c": "b"}
+    observed = {"a": layout.NCHW}
+    greedy = {"a": layout.TORCH_CL, "b": layout.SPCONV, "c": layout.TORCH_CL}
+    assert layout.total(rows, producers, observed, greedy) == pytest.approx(3.0)
+    d, sweeps = layout.choose(rows, producers, observed, 1.0)
+    assert d == {"a": layout.SPCONV, "b": layout.SPCONV, "c": layout.SPCONV}
+    assert layout.total(rows, producers, observed, d) == pytest.approx(2.5)
+    # cheap conversions: each layer takes its own fastest option
+    cheap = {n: dict(r, to_channels_last=0.01, to_nchw=0.01) for n, r in rows.items()}
+    d, _ = layout.choose(cheap, producers, observed, 1.0)
+    assert d == greedy
+
+
+def test_margin_and_fp32_rows():
+    # min_speedup: a kernel must win by the margin, as before
+    rows = {"a": row(1.0, 1.04), "b": row(1.0, 1.06)}
+    d, _ = layout.choose(rows, {}, {}, 1.05)
+    assert d == {"a": layout.TORCH, "b": layout.SPCONV}
+    # an FP32 row has no channels-last option, even when its baseline is faster
+    assert set(layout.options(row(1.0, 0.5))) == {layout.SPCONV, layout.TORCH}
+    # a half row measured before the conversions were (no to_nchw): no channels-last option
+    old = row(1.0, 2.0, 0.5)
+    del old["to_nchw"]
+    assert layout.TORCH_CL not in layout.options(old)
+
+
+class Res(nn.Module):
+    """c1 -> c2, += c1's output, relu_ (in place: the storage stays c2's) -> c3; a max pool
+    (a new tensor in its input's layout) -> c4."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.c2 = nn.Conv2d(8, 8, 3, padding=1)
+        self.c3 = nn.Conv2d(8, 8, 1)
+        self.c4 = nn.Conv2d(8, 4, 3, padding=1)
+
+    def forward(self, x):
+        y = self.c1(x)
+        z = self.c2(y)
+        z += y
+        z = F.relu_(z)
+        return self.c4(F.max_pool2d(self.c3(z), 2))
+
+
+def compiled(fake_compiler, tmp_path):
+    torch.manual_seed(0)
+    m = prune_(Res(), 0.6).eval()
+    x = torch.randn(2, 3, 8, 8)
+    cm = st.compile(m, x, out_dir=str(tmp_path), sparsity_threshold=0.0, progress=False,
+                    kernel_cache=False)
+    return m, x, cm
+
+
+def test_producers_from_the_graph_and_from_storage(fake_compiler, tmp_path):
+    m, x, cm = compiled(fake_compiler, tmp_path)
+    names = ["c1", "c2", "c3", "c4"]
+    order, producers, arrived = layout.trace(cm, (x,), names)
+    assert order == names and arrived == {n: layout.NCHW for n in order}
+    # fx traces `z += y` as an out-of-place add: by storage, c3 has no producer (and the
+    # pool's output is always a new tensor)
+    assert producers == {"c2": "c1"}
+    # the graph walks first arguments: relu_(c2 + c1) comes from c2, the pool from c3
+    assert layout.graph_producers(cm, set(names)) == {"c2": "c1", "c3": "c2", "c4": "c3"}
+    # an eager model's in-place ops keep the storage
+    y = torch.randn(2, 8, 8, 8)
+    eager = nn.Sequential(nn.Conv2d(8, 8, 1), nn.ReLU(inplace=True), nn.Conv2d(8, 8, 1))
+    _, producers, _ = layout.trace(eager, (y,), ["0", "2"])
+    assert producers == {"2": "0"}
+
+
+def test_kept_channels_last_layer(fake_compiler, tmp_path):
+    m, x, cm = compiled(fake_compiler, tmp_path)
+    ref = m(x)
+    cm.c2.keep_in_torch("channels_last")
+    assert cm.c2.original[0].weight.is_contiguous(memory_format=torch.channels_last)
+    out = cm.c2(cm.c1(x))
+    assert out.is_contiguous(memory_format=torch.channels_last) and not out.is_contiguous()
+    assert "kept_layout=channels_last" in repr(cm.c2)
+    assert close(cm(x), ref)
+    cm.c2.keep_in_torch("nchw")
+    assert cm.c2(cm.c1(x)).is_contiguous() and cm.c2.original[0].weight.is_contiguous()
+    with pytest.raises(ValueError, match="kept layout 'nhwc'"):
+        cm.c2.keep_in_torch("nhwc")
+
+
+def test_decide_observes_layouts_behind_other_ops(fake_compiler, tmp_path):
+    m, x, cm = compiled(fake_compiler, tmp_path)
+    ref = m(x)
+    # c3 and c4 are faster kept channels-last; c4's input comes through the pool, which
+    # keeps c3's layout: one conversion, before c3
+    rows = {"c1": row(1.0, 5.0, 5.0, 0.2), "c2": row(1.0, 5.0, 5.0, 0.2),
+            "c3": row(1.0, 5.0, 0.5, 0.2), "c4": row(1.0, 5.0, 0.7, 0.2)}
+    d, report = layout.decide(cm, (x,), rows, 1.0)
+    assert d == {"c1": layout.SPCONV, "c2": layout.SPCONV, "c3": layout.TORCH_CL,
+                 "c4": layout.TORCH_CL}
+    assert report["producers"]["c4"] == "c3" and report["rounds"] == 1
+    assert report["modelled_ms"] == pytest.approx(1.0 + 1.0 + 0.2 + 0.5 + 0.7)
+    # without the graph (storage only), c4 has no producer: its layout is observed, which
+    # takes a second round once c3 runs channels-last
+    cm2 = compiled(fake_compiler, tmp_path / "b")[2]
+    plain = nn.Module()
+    plain.net = cm2
+    plain.forward = lambda t: cm2(t)
+    d, report = layout.decide(plain, (x,), {"net." + n: r for n, r in rows.items()}, 1.0)
+    assert d["net.c4"] == layout.TORCH_CL and report["rounds"] == 2
+    assert report["observed"]["net.c4"] == layout.CHANNELS_LAST
+    assert cm.c3.mode == cm.c4.mode == "torch" and cm.c1.mode == "auto"
+    assert cm.c4.kept_layout == "channels_last"
+    assert close(cm(x), ref)
+
+
+def test_channels_last_decisions_survive_load(fake_compiler, tmp_path):
+    m, x, cm = compiled(fake_compiler, tmp_path)
+    p = tmp_path / "manifest.json"
+    man = json.loads(p.read_text())
+    man["torch_mode"] = ["c2", "c3"]       # as a measured compile on a GPU would record it
+    man["torch_channels_last"] = ["c3"]
+    p.write_text(json.dumps(man))
+    lm = st.load(m, str(tmp_path))
+    assert (lm.c2.mode, lm.c2.kept_layout) == ("torch", "nchw")
+    assert (lm.c3.mode, lm.c3.kept_layout) == ("torch", "channels_last")
+    assert lm.c1.mode == "auto"
+    assert close(lm(x), m(x))
