@@ -20,8 +20,8 @@ def row(sp, kept, cl=None, conv=0.0):
     time and both conversions."""
     r = {"spconv": sp, "kept": kept, "cudnn": kept, "baseline": "cudnn_fp32"}
     if cl is not None:
-        r.update(cudnn=cl, baseline="cudnn_fp16_channels_last", to_channels_last=conv,
-                 to_nchw=conv)
+        r.update(cudnn=cl, baseline="cudnn_fp16_channels_last", kept_channels_last=cl,
+                 to_channels_last=conv, to_nchw=conv)
     return r
 
 
@@ -51,15 +51,15 @@ def test_margin_and_fp32_rows():
     assert d == {"a": layout.TORCH, "b": layout.SPCONV}
     # an FP32 row has no channels-last option, even when its baseline is faster
     assert set(layout.options(row(1.0, 0.5))) == {layout.SPCONV, layout.TORCH}
-    # a half row measured before the conversions were (no to_nchw): no channels-last option
+    # a half row of an older immconv (no kept_channels_last): no channels-last option
     old = row(1.0, 2.0, 0.5)
-    del old["to_nchw"]
+    del old["kept_channels_last"]
     assert layout.TORCH_CL not in layout.options(old)
 
 
 class Res(nn.Module):
-    """c1 -> c2, += c1's output, relu_ (in place: the storage stays c2's) -> c3; a max pool
-    (a new tensor in its input's layout) -> c4."""
+    """c1 (+ ReLU) -> c2, += c1's output, relu_ (in place: the storage stays c2's) -> c3; a
+    max pool (a new tensor in its input's layout) -> c4."""
 
     def __init__(self):
         super().__init__()
@@ -69,7 +69,7 @@ class Res(nn.Module):
         self.c4 = nn.Conv2d(8, 4, 3, padding=1)
 
     def forward(self, x):
-        y = self.c1(x)
+        y = F.relu(self.c1(x))
         z = self.c2(y)
         z += y
         z = F.relu_(z)
@@ -106,13 +106,20 @@ def test_kept_channels_last_layer(fake_compiler, tmp_path):
     m, x, cm = compiled(fake_compiler, tmp_path)
     ref = m(x)
     cm.c2.keep_in_torch("channels_last")
-    assert cm.c2.original[0].weight.is_contiguous(memory_format=torch.channels_last)
-    out = cm.c2(cm.c1(x))
+    y = cm.c1(x)
+    out = cm.c2(y)
+    # cuDNN-style: channels-last in and out, the folded weights (as the kernel's reference)
     assert out.is_contiguous(memory_format=torch.channels_last) and not out.is_contiguous()
+    assert close(out, cm.c2.reference(y))
+    w, _ = cm.c2.folded(x.device)
+    assert w.is_contiguous(memory_format=torch.channels_last)
     assert "kept_layout=channels_last" in repr(cm.c2)
     assert close(cm(x), ref)
+    cm.c1.keep_in_torch("channels_last")  # with its ReLU
+    assert cm.c1.activation == "relu" and close(cm.c1(x), cm.c1.reference(x))
+    assert close(cm(x), ref)
     cm.c2.keep_in_torch("nchw")
-    assert cm.c2(cm.c1(x)).is_contiguous() and cm.c2.original[0].weight.is_contiguous()
+    assert cm.c2(cm.c1(x)).is_contiguous()
     with pytest.raises(ValueError, match="kept layout 'nhwc'"):
         cm.c2.keep_in_torch("nhwc")
 

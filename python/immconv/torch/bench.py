@@ -12,9 +12,10 @@ kept in PyTorch (SpconvConv2d in mode "torch": the original modules on the input
 hands it over, NCHW), and `x_kept` spconv's speedup over that: the measured policy decides on
 it. For FP32 it is the baseline itself; for a half-precision layer it is cuDNN on NCHW
 tensors, which a channels-last baseline does not time. A half-precision row also has
-`to_channels_last` and `to_nchw`: the layer's input converted to channels-last and back
-(`contiguous(memory_format=...)`), which the policy charges where a kept layer's layout
-differs from its neighbours' (layout.py). The result has the layout of
+`kept_channels_last`, the layer kept in channels-last as SpconvConv2d.run_channels_last runs
+it (BN folded, ReLU fused), and `to_channels_last` and `to_nchw`: the layer's input
+converted to channels-last and back (`contiguous(memory_format=...)`), which the policy
+charges where a kept layer's layout differs from its neighbours' (layout.py). The result has the layout of
 bench/network_summary.py (`layers` rows and `totals`), so immconv.plots draws it.
 """
 import copy
@@ -126,6 +127,7 @@ def benchmark_layers(compiled_model, example_input, warmup=10, repeats=50, graph
                 if m.dtype != torch.float32:
                     row["dtype"] = str(m.dtype).replace("torch.", "")
                     row["accumulate"] = m.accumulate
+                    row["kept_channels_last"] = timed(lambda: m.run_channels_last(xb))
                     row["to_channels_last"] = timed(
                         lambda: x.contiguous(memory_format=torch.channels_last))
                     row["to_nchw"] = timed(lambda: xb.contiguous())

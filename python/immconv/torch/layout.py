@@ -1,9 +1,9 @@
 """The measured keep-or-compile decision, with the memory layout a kept layer runs in.
 
 A compiled kernel reads and writes NCHW. A half-precision layer kept in PyTorch can run NCHW
-(the model's own tensors) or channels-last, where cuDNN's tensor-core convs are 1.1-2.4x
-faster on ResNet-50 (bench/results/2026-11-26-torch-half-full): a kept layer in channels-last
-is what a deployment's own model runs. Converting a tensor between the two layouts is a copy
+(the original modules on the model's own tensors) or channels-last, where cuDNN's
+tensor-core convs are 1.1-2.4x faster on ResNet-50 (bench/results/2026-11-26-torch-half-full)
+and SpconvConv2d.run_channels_last also folds the BN and fuses the ReLU. Converting a tensor between the two layouts is a copy
 (`contiguous(memory_format=...)`), so which layout pays depends on the neighbours: a run of
 kept layers converts once at each end, a lone kept layer between two kernels twice.
 
@@ -12,7 +12,7 @@ Each layer therefore has up to three options, with the times benchmark_layers me
   option                 time                        wants input   gives output
   "spconv"               spconv * min_speedup        NCHW          NCHW
   "torch"                kept (NCHW)                 NCHW          NCHW
-  "torch_channels_last"  cudnn (the CL baseline)     CL            CL
+  "torch_channels_last"  kept_channels_last          CL            CL
 
 (FP32 layers have the first two; `min_speedup` is the margin a kernel must win by, as
 before.) A layer's input arrives in its producer's output layout. In a traced model (an
@@ -60,8 +60,8 @@ def storage_ptr(t):
 def options(row):
     """{option: its own time} of a measured row (benchmark_layers / the kernel cache)."""
     out = {SPCONV: row["spconv"] * row.get("_margin", 1.0), TORCH: row["kept"]}
-    if row.get("baseline", "").endswith("_channels_last") and "to_nchw" in row:
-        out[TORCH_CL] = row["cudnn"]
+    if "kept_channels_last" in row:
+        out[TORCH_CL] = row["kept_channels_last"]
     return out
 
 

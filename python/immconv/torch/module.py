@@ -6,10 +6,13 @@ Modes (attribute `mode`):
 - "reference": always F.conv2d with the folded weights, bias and activation.
 - "torch": the original modules (conv, BN, activation) as the model had them: how a layer
   the measured policy rejects stays with cuDNN, and the baseline `benchmark_layers` times.
-  `kept_layout` says which memory format they run in: "nchw" (the input made contiguous),
-  or "channels_last" (input and conv weights channels-last, PyTorch's fast half-precision
-  path; the output stays channels-last for the next layer). `keep_in_torch(layout)` sets
-  both; the measured policy chooses the layout with the neighbours' (layout.py).
+  `kept_layout` says how they run: "nchw", the original modules on the input made
+  contiguous; or "channels_last", `run_channels_last`: cuDNN on channels-last tensors
+  (PyTorch's fast half-precision path) with the folded weights and bias rounded to the
+  layer's dtype, the values the kernel holds, and the ReLU fused into the conv
+  (torch.cudnn_convolution_relu) where cuDNN has that; the output stays channels-last for
+  the next layer. `keep_in_torch(layout)` sets both; the measured policy chooses the layout
+  with the neighbours' (layout.py).
 
 Half precision: a kernel compiled from a float16/bfloat16 conv (`dtype`) takes and gives
 tensors of that type (NCHW, contiguous); `weight`/`bias` stay the folded float32 values the
@@ -69,14 +72,14 @@ class SpconvConv2d(nn.Module):
                 name, kernel.get("entry"), got, want))
         self.mode = "auto"
         self.kept_layout = "nchw"
+        self._folded = None     # (device, weight, bias) for run_channels_last
+        self._fused_relu = None  # whether cudnn_convolution_relu ran here (None: not tried)
 
     def keep_in_torch(self, layout="nchw"):
         """Run the original modules (mode "torch") in `layout` ("nchw" or "channels_last")."""
         if layout not in ("nchw", "channels_last"):
             raise ValueError("%s: kept layout %r is not 'nchw' or 'channels_last'"
                              % (self.name, layout))
-        fmt = torch.channels_last if layout == "channels_last" else torch.contiguous_format
-        self.original.to(memory_format=fmt)
         self.mode, self.kept_layout = "torch", layout
 
     def extra_repr(self):
@@ -127,10 +130,46 @@ class SpconvConv2d(nn.Module):
                     [x.data_ptr(), y.data_ptr()])
         return y
 
+    def folded(self, device):
+        """The folded weight (channels-last) and bias in the layer's dtype on `device`: made
+        at the first call per device, which is eager (a CUDA graph captures later calls)."""
+        if self._folded is None or self._folded[0] != device:
+            w = self.weight.to(device=device, dtype=self.dtype).contiguous(
+                memory_format=torch.channels_last)
+            b = self.bias if self.bias is not None else torch.zeros(w.shape[0])
+            self._folded = (device, w, b.to(device=device, dtype=self.dtype))
+        return self._folded[1:]
+
+    def run_channels_last(self, x):
+        """The layer as cuDNN runs it best when kept (kept_layout "channels_last")."""
+        x = x.to(self.dtype).contiguous(memory_format=torch.channels_last)
+        w, b = self.folded(x.device)
+        t, l, bo, r = self.padding
+        pad = (t, l)
+        if (t, l) != (bo, r):
+            x, pad = F.pad(x, (l, r, t, bo)), (0, 0)
+        args = (self.stride, pad, self.dilation, self.groups)
+        if self.activation == "relu" and x.is_cuda and self._fused_relu is not False and \
+                hasattr(torch, "cudnn_convolution_relu"):
+            if self._fused_relu:
+                return torch.cudnn_convolution_relu(x, w, b, *args)
+            try:  # the first call is eager: a conv cuDNN cannot fuse runs unfused from then on
+                y = torch.cudnn_convolution_relu(x, w, b, *args)
+                self._fused_relu = True
+                return y
+            except RuntimeError:
+                self._fused_relu = False
+        y = F.conv2d(x, w, b, *args)
+        if self.activation == "relu":
+            y = F.relu_(y)
+        elif self.activation == "relu6":
+            y = F.hardtanh_(y, 0.0, 6.0)
+        return y
+
     def forward(self, x):
         if self.mode == "torch":
             if self.kept_layout == "channels_last":
-                return self.original(x.contiguous(memory_format=torch.channels_last))
+                return self.run_channels_last(x)
             return self.original(x.contiguous())
         if self.mode == "reference" or not x.is_cuda:
             self.check_shape(x)

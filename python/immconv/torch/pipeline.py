@@ -544,7 +544,7 @@ POLICY_TIMING = {"warmup": 3, "repeats": 15, "calls": 10}
 # dtype; cudnn_fp32/x_fp32 also for an FP32 layer, as older entries have them; kept/x_kept:
 # what runs if the layer stays in PyTorch, which the policy decides on)
 MEASURED_KEYS = ("spconv", "cudnn", "x", "baseline", "cudnn_fp32", "x_fp32", "kept", "x_kept",
-                 "to_channels_last", "to_nchw")
+                 "kept_channels_last", "to_channels_last", "to_nchw")
 
 
 def totals(rows):
@@ -580,7 +580,7 @@ def apply_min_speedup(compiled, example_input, min_speedup, graphs=True, cache=N
             row = cache.measured(key, device + "/" + mode)
             # A half-precision row of an older immconv has no `kept` (it timed channels-last
             # only) or no conversion times, which the layout choice needs: measured again.
-            if row is not None and (("x_kept" in row and "to_nchw" in row) or
+            if row is not None and (("x_kept" in row and "kept_channels_last" in row) or
                                     row.get("baseline", "cudnn_fp32") == "cudnn_fp32"):
                 cached[name] = dict(row, module=name, layer=name, cached=True)
     mods = dict(compiled.named_modules())
