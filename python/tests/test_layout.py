@@ -44,6 +44,20 @@ def test_descent_counts_the_neighbours_conversions():
     assert d == greedy
 
 
+def test_junctions_keep_an_add_in_one_layout():
+    # a and b meet at an add; alone a is faster kept channels-last (0.9 < 1.0), but the add
+    # then reads b's NCHW output across the grain (0.5)
+    # (their inputs arrive in either layout: no conversions)
+    rows = {"a": row(1.0, 2.0, 0.9, 0.3), "b": row(0.5, 2.0, 2.0, 0.3)}
+    either = {"a": layout.ANY, "b": layout.ANY}
+    d, _ = layout.choose(rows, {}, either, 1.0)
+    assert d == {"a": layout.TORCH_CL, "b": layout.SPCONV}
+    d, _ = layout.choose(rows, {}, either, 1.0, [("a", "b", 0.5)])
+    assert d == {"a": layout.SPCONV, "b": layout.SPCONV}
+    assert layout.total(rows, {}, either, {"a": layout.TORCH_CL, "b": layout.SPCONV},
+                        [("a", "b", 0.5)]) == pytest.approx(0.9 + 0.5 + 0.5)
+
+
 def test_margin_and_fp32_rows():
     # min_speedup: a kernel must win by the margin, as before
     rows = {"a": row(1.0, 1.04), "b": row(1.0, 1.06)}
@@ -95,6 +109,8 @@ def test_producers_from_the_graph_and_from_storage(fake_compiler, tmp_path):
     assert producers == {"c2": "c1"}
     # the graph walks first arguments: relu_(c2 + c1) comes from c2, the pool from c3
     assert layout.graph_producers(cm, set(names)) == {"c2": "c1", "c3": "c2", "c4": "c3"}
+    # relu_(c2 + relu(c1)): an add over two layers' outputs
+    assert [(a, b) for a, b, _ in layout.graph_junctions(cm, set(names))] == [("c2", "c1")]
     # an eager model's in-place ops keep the storage
     y = torch.randn(2, 8, 8, 8)
     eager = nn.Sequential(nn.Conv2d(8, 8, 1), nn.ReLU(inplace=True), nn.Conv2d(8, 8, 1))
@@ -162,3 +178,23 @@ def test_channels_last_decisions_survive_load(fake_compiler, tmp_path):
     assert (lm.c3.mode, lm.c3.kept_layout) == ("torch", "channels_last")
     assert lm.c1.mode == "auto"
     assert close(lm(x), m(x))
+
+
+def test_end_to_end_timing_guards_the_model(fake_compiler, tmp_path):
+    m, x, cm = compiled(fake_compiler, tmp_path)
+    rows = {"c1": row(1.0, 5.0, 5.0, 0.2), "c2": row(1.0, 5.0, 5.0, 0.2),
+            "c3": row(1.0, 5.0, 0.5, 0.2), "c4": row(1.0, 0.9, 0.7, 0.2)}
+
+    def timer(fn, cl_ms):  # a model with a channels-last layer takes cl_ms, else 1 ms
+        fn()
+        return cl_ms if any(getattr(mm, "kept_layout", "") == "channels_last" and
+                            mm.mode == "torch" for mm in cm.modules()) else 1.0
+
+    d, report = layout.decide(cm, (x,), rows, 1.0, lambda fn: timer(fn, 2.0))
+    assert report["chosen"] == "nchw_only" and d == layout.nchw_only(rows, 1.0)
+    assert report["end_to_end_ms"] == {"layouts": 2.0, "nchw_only": 1.0}
+    assert cm.c3.mode == "auto" and (cm.c4.mode, cm.c4.kept_layout) == ("torch", "nchw")
+    d, report = layout.decide(cm, (x,), rows, 1.0, lambda fn: timer(fn, 0.5))
+    assert report["chosen"] == "layouts" and d["c3"] == layout.TORCH_CL
+    assert (cm.c3.mode, cm.c3.kept_layout) == ("torch", "channels_last")
+    assert close(cm(x), m(x))

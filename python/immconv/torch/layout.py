@@ -28,11 +28,14 @@ the layout it wants is not the one that arrives.
 `choose` minimises the sum of the options' times and the conversions by coordinate descent
 from each layer's own fastest option: each layer in turn takes the option that lowers the
 total most, counting its own input conversion and those of the layers it feeds, until no
-layer changes. `decide` runs it, then runs the model with the decisions and, where a layer's
-input arrives in another layout than the model assumed, takes what it saw (and drops its
-producer) and decides again.
-Not modelled: an elementwise op (an add) over two tensors of different layouts runs slower;
-the end-to-end timing (bench/torch_backend.py) measures it.
+layer changes. An elementwise op over two layers' outputs (ResNet's `conv3 + identity`) is a
+junction: where their layouts differ it reads one of them across the grain, charged as one
+conversion of that tensor (at the median measured conversion rate). `decide` runs the
+descent, then runs the model with the decisions and, where a layer's input arrives in
+another layout than the model assumed, takes what it saw (and drops its producer) and
+decides again. Last, on CUDA, the whole model is timed from a CUDA graph with the decision
+and with the NCHW-only one (a kernel wherever it wins by the margin, else the original
+modules, the policy before layouts), and the faster is kept: the model is an estimate.
 """
 import torch
 
@@ -74,26 +77,37 @@ def conversion(row, arrives, wants):
     return row.get("to_nchw", 0.0)
 
 
-def total(rows, producers, observed, decision):
-    """The modelled time of `decision` ({layer: option}): options plus conversions."""
+def total(rows, producers, observed, decision, junctions=()):
+    """The modelled time of `decision` ({layer: option}): options plus conversions, plus
+    each junction (a, b, cost) whose two layers give different layouts."""
     t = 0.0
     for name, row in rows.items():
         d = decision[name]
         p = producers.get(name)
         arrives = GIVES[decision[p]] if p in decision else observed.get(name, NCHW)
         t += options(row)[d] + conversion(row, arrives, WANTS[d])
+    for a, b, cost in junctions:
+        if GIVES[decision[a]] != GIVES[decision[b]]:
+            t += cost
     return t
 
 
-def choose(rows, producers, observed, min_speedup):
+def choose(rows, producers, observed, min_speedup, junctions=()):
     """{layer: option} minimising `total` (coordinate descent; see the module docstring).
     rows: {layer: measured row}, in execution order; producers: {layer: producing layer};
-    observed: {layer: layout its input arrived in} for layers without a producer."""
+    observed: {layer: layout its input arrived in} for layers without a producer;
+    junctions: (a, b, cost), an elementwise op over a's and b's outputs that costs `cost`
+    more when their layouts differ."""
     rows = {n: dict(r, _margin=min_speedup) for n, r in rows.items()}
     consumers = {n: [] for n in rows}
     for n, p in producers.items():
         if p in consumers and n in rows:
             consumers[p].append(n)
+    joins = {n: [] for n in rows}
+    for a, b, cost in junctions:
+        if a in rows and b in rows and a != b:
+            joins[a].append((b, cost))
+            joins[b].append((a, cost))
     opts = {n: options(r) for n, r in rows.items()}
     decision = {n: min(o, key=o.get) for n, o in opts.items()}
 
@@ -103,6 +117,9 @@ def choose(rows, producers, observed, min_speedup):
         cost = opts[name][option] + conversion(row, arrives, WANTS[option])
         for c in consumers[name]:
             cost += conversion(rows[c], GIVES[option], WANTS[decision[c]])
+        for other, extra in joins[name]:
+            if GIVES[option] != GIVES[decision[other]]:
+                cost += extra
         return cost
 
     for sweep in range(MAX_SWEEPS):
@@ -118,20 +135,76 @@ def choose(rows, producers, observed, min_speedup):
     return decision, sweep + 1
 
 
+def _walk(node, names):
+    """The named layer whose layout `node`'s value has: the node itself, or back through
+    first tensor arguments; None if the walk reaches anything else first."""
+    while isinstance(node, torch.fx.Node):
+        if node.op == "call_module" and node.target in names:
+            return node.target
+        if node.op not in ("call_function", "call_method", "call_module"):
+            return None
+        node = next((a for a in node.args if isinstance(a, torch.fx.Node)), None)
+    return None
+
+
 def graph_producers(gm, names):
     """{layer: producing layer} of a GraphModule: from each named call_module node, back
     through first tensor arguments to the nearest named one."""
-    nodes = {n.target: n for n in gm.graph.nodes if n.op == "call_module" and n.target in names}
     out = {}
-    for name, node in nodes.items():
-        prev = node.args[0] if node.args else None
-        while isinstance(prev, torch.fx.Node):
-            if prev.op == "call_module" and prev.target in nodes:
-                out[name] = prev.target
-                break
-            if prev.op not in ("call_function", "call_method", "call_module"):
-                break
-            prev = next((a for a in prev.args if isinstance(a, torch.fx.Node)), None)
+    for node in gm.graph.nodes:
+        if node.op == "call_module" and node.target in names and node.args:
+            p = _walk(node.args[0], names)
+            if p is not None:
+                out[node.target] = p
+    return out
+
+
+ADDS = ("add", "add_", "iadd", "sub", "mul", "cat")
+
+
+def graph_junctions(gm, names):
+    """[(a, b, node)]: elementwise adds (and the like) of a GraphModule whose first two
+    tensor arguments come from two different named layers (ResNet's conv3 + identity)."""
+    out = []
+    for node in gm.graph.nodes:
+        if node.op not in ("call_function", "call_method"):
+            continue
+        target = node.target if isinstance(node.target, str) else getattr(
+            node.target, "__name__", "")
+        if target not in ADDS:
+            continue
+        args = [a for a in node.args if isinstance(a, torch.fx.Node)][:2]
+        if len(args) == 2:
+            a, b = _walk(args[0], names), _walk(args[1], names)
+            if a is not None and b is not None and a != b:
+                out.append((a, b, node))
+    return out
+
+
+def _itemsize(dtype):
+    return torch.empty((), dtype=dtype).element_size()
+
+
+def junction_costs(junctions, modules, rows):
+    """[(a, b, cost)]: a junction's cost is a layout conversion of a's output, at the
+    median bytes-per-ms of the rows' measured conversions (None without any)."""
+    rates = []
+    for n, r in rows.items():
+        if r.get("to_channels_last"):
+            m = modules[n]
+            elems = 1
+            for d in m.input_shape:
+                elems *= d
+            rates.append(r["to_channels_last"] / (elems * _itemsize(m.dtype)))
+    if not rates:
+        return []
+    rate = sorted(rates)[len(rates) // 2]
+    out = []
+    for a, b, _ in junctions:
+        elems = 1
+        for d in modules[a].output_shape:
+            elems *= d
+        out.append((a, b, rate * elems * _itemsize(modules[a].dtype)))
     return out
 
 
@@ -174,21 +247,32 @@ def apply(modules, decision):
             m.keep_in_torch(CHANNELS_LAST if d == TORCH_CL else NCHW)
 
 
-def decide(model, args, rows, min_speedup):
-    """Decide and apply (see the module docstring). rows: {layer: measured row}. Returns
-    (decision, report): the report has each layer's producer, the layouts assumed for layers
-    without one, the modelled total and the rounds and sweeps it took."""
+def nchw_only(rows, min_speedup):
+    """The decision without channels-last: a kernel where it wins by the margin."""
+    return {n: SPCONV if r["spconv"] * min_speedup <= r["kept"] else TORCH
+            for n, r in rows.items()}
+
+
+def decide(model, args, rows, min_speedup, timer=None):
+    """Decide and apply (see the module docstring). rows: {layer: measured row}. With
+    `timer` (a function of a callable giving its milliseconds), a decision that keeps any
+    layer channels-last is timed end to end against `nchw_only`'s, and the faster applies.
+    Returns (decision, report): the report has each layer's producer, the layouts assumed
+    for layers without one, the junctions, the modelled total, the rounds and sweeps it
+    took, and the end-to-end times."""
     modules = dict(model.named_modules())
     names = list(rows)
     order, producers, arrived = trace(model, args, names)
+    junctions = []
     if isinstance(model, torch.fx.GraphModule):
         producers = graph_producers(model, set(names))
+        junctions = junction_costs(graph_junctions(model, set(names)), modules, rows)
     ordered = {n: rows[n] for n in order if n in rows}
     ordered.update({n: r for n, r in rows.items() if n not in ordered})  # not run: last
     rows = ordered
     observed = {n: arrived[n] for n in rows if n not in producers and n in arrived}
     for rounds in range(1, MAX_ROUNDS + 1):
-        decision, sweeps = choose(rows, producers, observed, min_speedup)
+        decision, sweeps = choose(rows, producers, observed, min_speedup, junctions)
         apply(modules, decision)
         _, _, seen = trace(model, args, names)
         moved = {}
@@ -202,8 +286,21 @@ def decide(model, args, rows, min_speedup):
         for n in moved:
             producers.pop(n, None)
         observed.update(moved)
+    plain = {n: dict(r, _margin=1.0) for n, r in rows.items()}
     report = {"producers": producers, "observed": observed, "rounds": rounds,
-              "sweeps": sweeps,
-              "modelled_ms": total({n: dict(r, _margin=1.0) for n, r in rows.items()},
-                                   producers, observed, decision)}
+              "sweeps": sweeps, "junctions": [list(j) for j in junctions],
+              "modelled_ms": total(plain, producers, observed, decision, junctions)}
+    if timer is not None and TORCH_CL in decision.values():
+        with torch.no_grad():
+            t_layouts = timer(lambda: model(*args))
+            fallback = nchw_only(rows, min_speedup)
+            apply(modules, fallback)
+            t_nchw = timer(lambda: model(*args))
+        report["end_to_end_ms"] = {"layouts": t_layouts, "nchw_only": t_nchw}
+        if t_nchw < t_layouts:
+            decision = fallback
+            report["chosen"] = "nchw_only"
+        else:
+            apply(modules, decision)
+            report["chosen"] = "layouts"
     return decision, report

@@ -602,7 +602,13 @@ def apply_min_speedup(compiled, example_input, min_speedup, graphs=True, cache=N
         row.setdefault("x", row.get("x_fp32"))
         row.setdefault("x_kept", row["x"])  # an older FP32 row: its baseline ran when kept
         row.setdefault("kept", row["cudnn"])
-    decision, report = layout.decide(compiled, x, {r["module"]: r for r in rows}, min_speedup)
+    timer = None
+    if graphs:
+        from .bench import time_cuda_graph
+        timer = lambda fn: time_cuda_graph(fn, POLICY_TIMING["warmup"],  # noqa: E731
+                                           POLICY_TIMING["repeats"])
+    decision, report = layout.decide(compiled, x, {r["module"]: r for r in rows}, min_speedup,
+                                     timer)
     for row in rows:
         d = decision[row["module"]]
         row["decision"] = layout.SPCONV if d == layout.SPCONV else "torch"
