@@ -198,3 +198,39 @@ def test_end_to_end_timing_guards_the_model(fake_compiler, tmp_path):
     assert report["chosen"] == "layouts" and d["c3"] == layout.TORCH_CL
     assert (cm.c3.mode, cm.c3.kept_layout) == ("torch", "channels_last")
     assert close(cm(x), m(x))
+
+
+class Bottleneck(nn.Module):
+    """conv3 (no activation), the residual computed after it, += and ReLU: torchvision's."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(8, 8, 1)
+        self.c3 = nn.Conv2d(8, 8, 1)
+        self.down = nn.Conv2d(8, 8, 1)
+        self.relu = nn.ReLU(inplace=True)
+
+    def forward(self, x):
+        out = self.c3(self.relu(self.c1(x)))
+        identity = self.down(x)
+        out += identity
+        return self.relu(out)
+
+
+def test_conv_add_relu_is_one_call(fake_compiler, tmp_path):
+    torch.manual_seed(0)
+    m = prune_(Bottleneck(), 0.6).eval()
+    x = torch.randn(2, 8, 6, 6)
+    cm = st.compile(m, x, out_dir=str(tmp_path), sparsity_threshold=0.0, progress=False,
+                    kernel_cache=False)
+    # FP32: no layer can be kept channels-last, nothing fused
+    assert [n.target for n in cm.graph.nodes if n.op == "call_module"] == ["c1", "c3", "down",
+                                                                             "relu"]
+    assert layout.fuse_add_relu(cm, {"c3", "down"}) == ["c3"]
+    calls = [(n.target, len(n.args)) for n in cm.graph.nodes if n.op == "call_module"]
+    # c3 now runs after the residual it adds, and the add and ReLU are gone
+    assert calls == [("c1", 1), ("down", 1), ("c3", 2)]
+    assert close(cm(x), m(x))
+    cm.c3.keep_in_torch("channels_last")  # on CPU: relu(conv + residual), unfused
+    assert close(cm(x), m(x))
+    assert layout.fuse_add_relu(cm, {"c3", "down"}) == []

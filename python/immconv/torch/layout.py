@@ -304,3 +304,48 @@ def decide(model, args, rows, min_speedup, timer=None):
             apply(modules, decision)
             report["chosen"] = "layouts"
     return decision, report
+
+
+RELUS = ("relu", "relu_")
+
+
+def _is_relu(node, modules):
+    if node.op == "call_module":
+        return isinstance(modules.get(node.target), torch.nn.ReLU)
+    name = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", "")
+    return node.op in ("call_function", "call_method") and name in RELUS
+
+
+def fuse_add_relu(gm, names):
+    """Rewrite `relu(layer(x) + z)` (a named layer without an activation whose one user is an
+    add whose one user is a ReLU: ResNet's conv3, identity, ReLU) into `layer(x, z)`,
+    which SpconvConv2d.add_relu runs as one cuDNN call when the layer is kept
+    channels-last, and as before otherwise. Returns the layers fused."""
+    modules = dict(gm.named_modules())
+    fused = []
+    for node in list(gm.graph.nodes):
+        if node.op != "call_module" or node.target not in names or len(node.args) != 1 \
+                or len(node.users) != 1:
+            continue
+        (add,) = node.users
+        target = add.target if isinstance(add.target, str) else getattr(add.target, "__name__", "")
+        if add.op not in ("call_function", "call_method") or target not in ("add", "iadd", "add_") \
+                or add.kwargs or len(add.args) != 2 or len(add.users) != 1:
+            continue
+        other = add.args[1] if add.args[0] is node else add.args[0]
+        if other is node or not isinstance(other, torch.fx.Node):
+            continue
+        (relu,) = add.users
+        if not _is_relu(relu, modules) or len(relu.args) != 1:
+            continue
+        # at the add: the residual (ResNet's downsample) may be computed after the layer
+        with gm.graph.inserting_before(add):
+            call = gm.graph.call_module(node.target, (node.args[0], other))
+        relu.replace_all_uses_with(call)
+        for dead in (relu, add, node):
+            gm.graph.erase_node(dead)
+        fused.append(call.target)
+    if fused:
+        gm.graph.lint()
+        gm.recompile()
+    return fused

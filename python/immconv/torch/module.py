@@ -74,6 +74,7 @@ class SpconvConv2d(nn.Module):
         self.kept_layout = "nchw"
         self._folded = None     # (device, weight, bias) for run_channels_last
         self._fused_relu = None  # whether cudnn_convolution_relu ran here (None: not tried)
+        self._fused_add = None   # the same for cudnn_convolution_add_relu
 
     def keep_in_torch(self, layout="nchw"):
         """Run the original modules (mode "torch") in `layout` ("nchw" or "channels_last")."""
@@ -168,7 +169,31 @@ class SpconvConv2d(nn.Module):
             y = F.hardtanh_(y, 0.0, 6.0)
         return y
 
-    def forward(self, x):
+    def add_relu(self, x, residual):
+        """relu(self(x) + residual), what a graph fused by layout.fuse_add_relu calls (ResNet's
+        conv3, + identity, ReLU): a layer kept channels-last without an activation runs it
+        as one cuDNN call (torch.cudnn_convolution_add_relu) where cuDNN has that."""
+        if self.mode == "torch" and self.kept_layout == "channels_last" and x.is_cuda and \
+                self.activation == "none" and self._fused_add is not False and \
+                hasattr(torch, "cudnn_convolution_add_relu") and \
+                self.padding[:2] == self.padding[2:]:
+            x = x.to(self.dtype).contiguous(memory_format=torch.channels_last)
+            z = residual.to(self.dtype).contiguous(memory_format=torch.channels_last)
+            w, b = self.folded(x.device)
+            args = (b, self.stride, self.padding[:2], self.dilation, self.groups)
+            if self._fused_add:
+                return torch.cudnn_convolution_add_relu(x, w, z, 1.0, *args)
+            try:  # eager first call, as in run_channels_last
+                y = torch.cudnn_convolution_add_relu(x, w, z, 1.0, *args)
+                self._fused_add = True
+                return y
+            except RuntimeError:
+                self._fused_add = False
+        return F.relu(self.forward(x) + residual)
+
+    def forward(self, x, residual=None):
+        if residual is not None:
+            return self.add_relu(x, residual)
         if self.mode == "torch":
             if self.kept_layout == "channels_last":
                 return self.run_channels_last(x)

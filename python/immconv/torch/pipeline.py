@@ -710,6 +710,10 @@ def build(model, manifest, out_dir, inplace=False):
     gm.graph.lint()
     gm.recompile()
     gm.delete_all_unused_submodules()
+    # relu(conv + residual) as one call a kept channels-last layer fuses (half precision:
+    # only those layers can be kept channels-last)
+    layout.fuse_add_relu(gm, {l["module"] for l in manifest["layers"]
+                              if l.get("dtype", "f32") != "f32" and l["act"] == "none"})
     return gm
 
 
