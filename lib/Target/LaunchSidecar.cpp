@@ -129,6 +129,10 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
       entry["numerics"] = numericsJson(words, t, *w);
     if (auto tunedBy = op->getAttrOfType<StringAttr>("spconv.tuned_by"))
       entry["tuned_by"] = tunedBy.getValue().str();
+    // Only where spconv-choose-pairing set the op's pairing: `numerics.pairing` alone cannot
+    // tell a table's choice from the user's or the heuristic's.
+    if (s.isHalf() && op->hasAttr("spconv.pairing_by"))
+      entry["pairing_from"] = "tuning-table";
     kernels.push_back(std::move(entry));
     return WalkResult::advance();
   });

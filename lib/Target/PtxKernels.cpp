@@ -6,10 +6,12 @@
 #include "spconv/Dialect/Spconv/IR/SpconvOps.h"
 #include "spconv/Target/PtxBlockTemplate.h"
 #include "spconv/Transforms/BuildTemplate.h"
+#include "spconv/Transforms/Passes.h"
 #include "spconv/Transforms/TemplateCache.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <chrono>
@@ -247,6 +249,14 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
   });
   if (lowered.wasInterrupted())
     return failure();
+  // The table's pairings first (spconv-choose-pairing): a pairing changes the word shape
+  // that every ConvShape::fromOp below, and the sidecar's afterwards, derives from the op.
+  if (options.tuningTable) {
+    PassManager pm(ctx, module->getName().getStringRef());
+    pm.addPass(createSpconvChoosePairingWithTable(options.tuningTable));
+    if (failed(pm.run(module)))
+      return failure();
+  }
   SmallVector<Conv2DOp> convs = collectUncompiledConvs(module);
   if (convs.empty())
     return module.emitError("no spconv.conv2d to compile");

@@ -153,7 +153,8 @@ struct TranslateFlags {
       "tuning-table",
       llvm::cl::desc("A table of tilings measured on the target GPU (bench/tuning_table.py; "
                      "docs/design.md \"Tuning table\"): a conv with an entry takes its tiling "
-                     "where the flags above leave it to the heuristic. Default: "
+                     "where the flags above leave it to the heuristic, and a half-precision "
+                     "conv without a pairing that of a choose_pairing entry. Default: "
                      "$SPCONV_TUNING_TABLE; 'none': no table. PTX-level fold only"),
       llvm::cl::init(""), llvm::cl::cat(tilingCat)};
   llvm::cl::OptionCategory budgetCat{"spconv compile budgets (docs/design.md, \"Code-size budget\")"};

@@ -95,6 +95,33 @@ def SpconvFoldWeights : Pass<"spconv-fold-weights", "::mlir::ModuleOp"> {
   ];
 }
 
+def SpconvChoosePairing : Pass<"spconv-choose-pairing", "::mlir::ModuleOp"> {
+  let summary = "Give half-precision convs the output pairing a tuning table chose";
+  let description = [{
+    For every f16/bf16 `spconv.conv2d` without a `pairing` attribute: where an entry of the
+    tuning table marked `choose_pairing` names its logical conv, type and accumulation and
+    holds its count of nonzero weights in its `nnz` range, sets `pairing` to the entry's
+    and tags the op `spconv.pairing_by` (the entry's source; the launch sidecar then says
+    `"pairing_from": "tuning-table"`). Other convs are left as they are: an explicit
+    `pairing` is the user's choice, and a conv already compiled (`spconv.kernel`) keeps the
+    pairing its kernel was built with. Without an entry the compiler's heuristic still
+    chooses (`choosePairing`: images, else columns, else rows).
+
+    The pairing is part of the kernel's word shape, which everything that lowers or
+    describes a conv derives from the op (`ConvShape::fromOp`): deciding it here, on the op,
+    before any of them runs keeps them in agreement. spconv-translate runs this pass at the
+    start of the PTX-level fold with the table of `--tuning-table` (docs/design.md, "Tuning
+    table"); in spconv-opt it makes the choice visible, or fixes it ahead of another flow.
+  }];
+  let options = [
+    Option<"tuningTable", "tuning-table", "std::string", "\"\"",
+           "The tuning table ('' = $SPCONV_TUNING_TABLE, 'none' = no table: nothing changes)">
+  ];
+  let statistics = [
+    Statistic<"numChosen", "pairings-chosen", "Convs given the pairing of a table entry">
+  ];
+}
+
 def SpconvCompileKernels : Pass<"spconv-compile-kernels", "::mlir::ModuleOp"> {
   let summary = "Lower every spconv.conv2d through the cached template and fold its weights";
   let description = [{

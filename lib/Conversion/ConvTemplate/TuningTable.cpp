@@ -12,6 +12,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <algorithm>
 #include <array>
 
 using namespace spconv;
@@ -36,7 +37,13 @@ static std::string keyText(const KeyFields &f) {
       .str();
 }
 
-std::string TuningTable::keyOf(const ConvShape &shape) {
+/// The key of `f` without its pairing: what a choose_pairing entry is matched by.
+static std::string convKeyText(KeyFields f) {
+  f.pairing = "?";
+  return keyText(f);
+}
+
+static KeyFields fieldsOf(const ConvShape &shape) {
   ConvShape l = shape.logical();
   KeyFields f;
   f.n = l.n, f.c = l.c, f.h = l.h, f.w = l.w, f.k = l.k, f.r = l.r, f.s = l.s;
@@ -47,8 +54,10 @@ std::string TuningTable::keyOf(const ConvShape &shape) {
   f.dtype = precisionName(shape.precision);
   f.accumulate = precisionName(shape.isHalf() ? shape.accumulate : Precision::f32);
   f.pairing = pairingName(shape.pairing);
-  return keyText(f);
+  return f;
 }
+
+std::string TuningTable::keyOf(const ConvShape &shape) { return keyText(fieldsOf(shape)); }
 
 Tiling spconv::fillFromTuned(Tiling requested, const Tiling &tuned) {
   // minBlocksPerSM is not among them: an entry's goes through the options, as
@@ -214,7 +223,16 @@ llvm::Expected<TuningTable> TuningTable::parse(llvm::StringRef text, llvm::Strin
     llvm::json::ObjectMapper eo(e, at);
     const llvm::json::Value *tiling = e.getAsObject() ? e.getAsObject()->get("tiling") : nullptr;
     bool ok = keyFromJSON(e, key, at) && mapInts(eo, at, "nnz", nnz) &&
-              eo.mapOptional("source", entry.tuned.source);
+              eo.mapOptional("source", entry.tuned.source) &&
+              eo.mapOptional("choose_pairing", entry.choosePairing);
+    // Only a paired conv has a pairing to choose; an entry of pairing "none" (f32, or a
+    // half-precision key that no conv has) would choose nothing.
+    if (ok && entry.choosePairing && (key.dtype == "f32" || key.pairing == "none")) {
+      at.field("choose_pairing")
+          .report("expected false: only a half-precision entry with a pairing (images, rows "
+                  "or columns) can choose one");
+      ok = false;
+    }
     if (ok && !tiling) {
       at.field("tiling").report("missing");
       ok = false;
@@ -227,9 +245,32 @@ llvm::Expected<TuningTable> TuningTable::parse(llvm::StringRef text, llvm::Strin
     if (!ok)
       return fail(llvm::toString(root.getError()));
     entry.key = keyText(key);
+    entry.convKey = convKeyText(key);
+    entry.pairing = key.pairing == "images"    ? Pairing::images
+                    : key.pairing == "rows"    ? Pairing::rows
+                    : key.pairing == "columns" ? Pairing::columns
+                                               : Pairing::none;
     entry.nnzMin = nnz[0];
     entry.nnzMax = nnz[1];
     table.entries.push_back(std::move(entry));
+  }
+  // Entries are otherwise tried in order, the first match winning; a pairing, though, is
+  // decided before the tiling's entry is looked up, so two entries that would both choose
+  // one conv's pairing leave the choice to their order in the file: refused instead.
+  for (size_t j = 0; j < table.entries.size(); ++j) {
+    const Entry &b = table.entries[j];
+    if (!b.choosePairing)
+      continue;
+    for (size_t i = 0; i < j; ++i) {
+      const Entry &a = table.entries[i];
+      if (!a.choosePairing || a.convKey != b.convKey || a.nnzMax < b.nnzMin ||
+          b.nnzMax < a.nnzMin)
+        continue;
+      return fail(llvm::formatv("table.entries[{0}] ({1}) and table.entries[{2}] ({3}) both "
+                                "choose the pairing of one conv for {4} to {5} nonzero weights",
+                                i, pairingName(a.pairing), j, pairingName(b.pairing),
+                                std::max(a.nnzMin, b.nnzMin), std::min(a.nnzMax, b.nnzMax)));
+    }
   }
   return std::move(table);
 }
@@ -249,4 +290,23 @@ const TunedTiling *TuningTable::lookup(const ConvShape &shape, int64_t nnz) cons
     if (e.key == key && nnz >= e.nnzMin && nnz <= e.nnzMax)
       return &e.tuned;
   return nullptr;
+}
+
+std::optional<TuningTable::PairingChoice> TuningTable::choosePairing(const ConvShape &shape,
+                                                                     int64_t nnz) const {
+  if (!shape.isHalf())
+    return std::nullopt;
+  std::string key = convKeyText(fieldsOf(shape));
+  for (const Entry &e : entries)
+    if (e.choosePairing && e.convKey == key && nnz >= e.nnzMin && nnz <= e.nnzMax)
+      return PairingChoice{e.pairing, &e.tuned};
+  return std::nullopt;
+}
+
+bool TuningTable::mayChoosePairing(const ConvShape &shape) const {
+  if (!shape.isHalf())
+    return false;
+  std::string key = convKeyText(fieldsOf(shape));
+  return llvm::any_of(entries,
+                      [&](const Entry &e) { return e.choosePairing && e.convKey == key; });
 }

@@ -6,6 +6,10 @@
 // fields the user requested explicitly. A table is made for one device (its "device" field):
 // the compiling machine has no GPU, so choosing the table is choosing the target.
 //
+// An entry marked choose_pairing also chooses a half-precision conv's pairing, where the op
+// leaves it to the compiler: the pairing is part of the kernel's word shape, so it is decided
+// on the op (spconv-choose-pairing) before anything derives the shape from it.
+//
 //===----------------------------------------------------------------------===//
 #ifndef SPCONV_CONVERSION_CONVTEMPLATE_TUNINGTABLE_H
 #define SPCONV_CONVERSION_CONVTEMPLATE_TUNINGTABLE_H
@@ -15,6 +19,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,10 +50,27 @@ public:
   /// The key `lookup` matches: the logical conv, its types and pairing.
   static std::string keyOf(const ConvShape &shape);
 
+  /// The pairing a choose_pairing entry gives the half-precision conv `shape` (whatever
+  /// pairing `shape` has: the entry is matched without it) with `nnz` nonzero weights, and
+  /// that entry; null if none. At most one entry can match: load refuses two whose convs
+  /// and nnz ranges meet.
+  struct PairingChoice {
+    Pairing pairing;
+    const TunedTiling *entry;
+  };
+  std::optional<PairingChoice> choosePairing(const ConvShape &shape, int64_t nnz) const;
+  /// Whether some choose_pairing entry names `shape`'s conv (at any nnz): callers count the
+  /// nonzero weights, which means reading them, only then.
+  bool mayChoosePairing(const ConvShape &shape) const;
+
 private:
   struct Entry {
     std::string key;
+    /// The key without the pairing, which a choose_pairing entry is matched by.
+    std::string convKey;
     int64_t nnzMin = 0, nnzMax = 0;
+    Pairing pairing = Pairing::none;
+    bool choosePairing = false;
     TunedTiling tuned;
   };
   std::vector<Entry> entries;
