@@ -6,13 +6,18 @@ usage: bench/tuning_table.py RESULT.json [RESULT.json ...] -o TABLE.json
 
 RESULT.json: what `bench/variants.sh run OUTDIR RESULT.json` writes on the GPU machine
 (every case's spconv-bench JSON per repetition). Cases are grouped by the conv they compile
-(logical shape, dtype, accumulation, pairing); the group's `<name>-base` case is the
-heuristic's tiling. A group gets an entry when its fastest case (the median of its
-repetitions) that passed the check against cuDNN is faster than the base by more than
---margin (a fraction: timing noise). Cases that change the pairing make a group of their
-own, without a base: a table cannot choose a pairing (give the op a `pairing`), so they get
-no entry, only a line in the report. An entry matches convs within --nnz-tolerance of the
-measured nonzero count. --merge keeps OLD.json's entries for convs not measured here.
+(logical shape, dtype, accumulation; not the pairing, so a variant that changes the pairing,
+`--pairing rows`, competes with its conv's other variants); the group's `<name>-base` case is
+the heuristic's tiling and pairing. A group gets an entry when its fastest case (the median
+of its repetitions) that passed the check against cuDNN is faster than the base by more than
+--margin (a fraction: timing noise). The entry has the winner's pairing (its
+`numerics.pairing`); where that differs from the base's, the entry says "choose_pairing":
+true, so that a conv whose op leaves the pairing to the compiler takes it (the heuristic's
+pairing would never match the entry otherwise). A group without a base gets no entry, only
+a line in the report. An entry matches convs within --nnz-tolerance of the measured nonzero
+count. --merge keeps OLD.json's entries for convs not measured here: an old entry goes where
+a case or a new entry here has its conv and pairing, and where a new choose_pairing entry
+has its conv (whatever the pairing: the new one decides that conv's pairing).
 
 spconv-translate --tuning-table=TABLE.json (or $SPCONV_TUNING_TABLE) then takes an entry's
 tiling for a matching conv. Prints one line per group: the base, the best, and the decision.
@@ -27,11 +32,17 @@ CONV_KEYS = ("N", "C", "H", "W", "K", "R", "S", "stride", "padding", "dilation",
 
 
 def key_of(r):
+    """The conv a case compiles, with its pairing: (conv, dtype, accumulate, pairing)."""
     conv = {k: r["shape"][k] for k in CONV_KEYS}
     num = r.get("numerics") or {}
     dtype = r.get("dtype", "f32")
     return (json.dumps(conv, sort_keys=True), dtype, num.get("accumulate", "f32"),
             num.get("pairing", "none"))
+
+
+def entry_key(e):
+    """key_of for a table entry."""
+    return (json.dumps(e["conv"], sort_keys=True), e["dtype"], e["accumulate"], e["pairing"])
 
 
 def passed(r):
@@ -68,9 +79,10 @@ def main():
         sys.exit("tuning_table.py: the results come from %d devices (%s); one table is for one"
                  % (len(devices), ", ".join(sorted(devices)) or "none"))
     device = devices.pop()
+    # By the conv without its pairing (key_of(...)[:3]): the pairing is one more choice.
     groups = {}
     for name, c in cases.items():
-        groups.setdefault(key_of(c["result"]), []).append(name)
+        groups.setdefault(key_of(c["result"])[:3], []).append(name)
 
     entries = []
     for key, names in sorted(groups.items(), key=lambda kv: sorted(kv[1])[0]):
@@ -78,7 +90,7 @@ def main():
         best = min(names, key=lambda n: cases[n]["ms"])
         b = cases[best]
         if not base:
-            print("%-40s no base (another pairing?): best %s %.4f ms; no entry"
+            print("%-40s no base: best %s %.4f ms; no entry"
                   % (",".join(sorted(names)), best, b["ms"]))
             continue
         base_ms = cases[base[0]]["ms"]
@@ -89,32 +101,43 @@ def main():
                                       key=lambda n: cases[n]["ms"], default="-")))
             continue
         r = b["result"]
-        conv, dtype, accumulate, pairing = key
+        conv, dtype, accumulate, pairing = key_of(r)
+        base_pairing = key_of(cases[base[0]]["result"])[3]
         nnz = r["nnz"]
         tol = args.nnz_tolerance
-        entries.append({
+        entry = {
             "conv": json.loads(conv), "dtype": dtype, "accumulate": accumulate,
             "pairing": pairing,
+        }
+        # The base's pairing is the heuristic's: another one wins only if the table sets it.
+        if pairing != base_pairing:
+            entry["choose_pairing"] = True
+        entry.update({
             "nnz": [int(nnz * (1 - tol)), int(nnz * (1 + tol)) + 1],
             "tiling": r["tiling"],
             "source": "%s (%s): %.4f ms, heuristic %.4f ms (%s), %s, commit %s" % (
                 best, b["file"], b["ms"], base_ms, base[0], device,
                 args.commit or r.get("commit", "?")),
         })
-        print("%-24s heuristic %.4f ms -> %s %.4f ms (%.2fx)" % (base[0], base_ms, best,
-                                                                 b["ms"], gain))
+        entries.append(entry)
+        print("%-24s heuristic %.4f ms -> %s %.4f ms (%.2fx)%s" % (
+            base[0], base_ms, best, b["ms"], gain,
+            ", pairing %s for %s (choose_pairing)" % (pairing, base_pairing)
+            if pairing != base_pairing else ""))
 
     if args.merge:
         old = json.load(open(args.merge))
         if old.get("device") != device:
             sys.exit("tuning_table.py: %s is for %s, these results for %s"
                      % (args.merge, old.get("device"), device))
-        measured = {(json.dumps(e["conv"], sort_keys=True), e["dtype"], e["accumulate"],
-                     e["pairing"]) for e in entries}
-        measured |= set(groups)
+        # An entry is identified by its conv and pairing; a new choose_pairing entry also
+        # replaces every older entry of its conv, whose pairing it has just re-decided (two
+        # choose_pairing entries of one conv would not load).
+        measured = {entry_key(e) for e in entries}
+        measured |= {key_of(c["result"]) for c in cases.values()}
+        chosen = {entry_key(e)[:3] for e in entries if e.get("choose_pairing")}
         kept = [e for e in old["entries"]
-                if (json.dumps(e["conv"], sort_keys=True), e["dtype"], e["accumulate"],
-                    e["pairing"]) not in measured]
+                if entry_key(e) not in measured and entry_key(e)[:3] not in chosen]
         entries = kept + entries
     table = {"format": "spconv-tuning-table", "version": 1, "device": device,
              "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
