@@ -192,12 +192,31 @@ def test_end_to_end_timing_guards_the_model(fake_compiler, tmp_path):
 
     d, report = layout.decide(cm, (x,), rows, 1.0, lambda fn: timer(fn, 2.0))
     assert report["chosen"] == "nchw_only" and d == layout.nchw_only(rows, 1.0)
-    assert report["end_to_end_ms"] == {"layouts": 2.0, "nchw_only": 1.0}
+    assert report["end_to_end_ms"] == {"layouts": 2.0, "nchw_only": 1.0, "all_kept": 2.0}
     assert cm.c3.mode == "auto" and (cm.c4.mode, cm.c4.kept_layout) == ("torch", "nchw")
     d, report = layout.decide(cm, (x,), rows, 1.0, lambda fn: timer(fn, 0.5))
     assert report["chosen"] == "layouts" and d["c3"] == layout.TORCH_CL
     assert (cm.c3.mode, cm.c3.kept_layout) == ("torch", "channels_last")
     assert close(cm(x), m(x))
+
+    def by_kernels(fn):  # every kernel costs 1 ms: no kernel at all is fastest
+        fn()
+        return 0.1 + sum(mm.mode == "auto" for mm in cm.modules()
+                         if isinstance(mm, st.SpconvConv2d))
+
+    d, report = layout.decide(cm, (x,), rows, 1.05, by_kernels)
+    assert report["chosen"] == "all_kept" and d == layout.all_kept(rows)
+    assert all(mm.mode == "torch" for mm in cm.modules() if isinstance(mm, st.SpconvConv2d))
+
+
+    def kernels_gain_little(fn):  # each kernel saves 1%: not the 5% margin
+        return 1.0 - 0.01 * (by_kernels(fn) - 0.1)
+
+    d, report = layout.decide(cm, (x,), rows, 1.05, kernels_gain_little)
+    assert report["chosen"] == "all_kept"
+    d, report = layout.decide(cm, (x,), rows, 1.0, kernels_gain_little)
+    assert report["chosen"] in ("layouts", "nchw_only")
+    assert report["end_to_end_ms"][report["chosen"]] < report["end_to_end_ms"]["all_kept"]
 
 
 class Bottleneck(nn.Module):
@@ -230,6 +249,9 @@ def test_conv_add_relu_is_one_call(fake_compiler, tmp_path):
     calls = [(n.target, len(n.args)) for n in cm.graph.nodes if n.op == "call_module"]
     # c3 now runs after the residual it adds, and the add and ReLU are gone
     assert calls == [("c1", 1), ("down", 1), ("c3", 2)]
+    # the fused call is a junction of c3 and its residual's layer
+    assert [(a, b) for a, b, _ in layout.graph_junctions(cm, {"c1", "c3", "down"})] == [
+        ("c3", "down")]
     assert close(cm(x), m(x))
     cm.c3.keep_in_torch("channels_last")  # on CPU: relu(conv + residual), unfused
     assert close(cm(x), m(x))

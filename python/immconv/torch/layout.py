@@ -33,9 +33,11 @@ junction: where their layouts differ it reads one of them across the grain, char
 conversion of that tensor (at the median measured conversion rate). `decide` runs the
 descent, then runs the model with the decisions and, where a layer's input arrives in
 another layout than the model assumed, takes what it saw (and drops its producer) and
-decides again. Last, on CUDA, the whole model is timed from a CUDA graph with the decision
-and with the NCHW-only one (a kernel wherever it wins by the margin, else the original
-modules, the policy before layouts), and the faster is kept: the model is an estimate.
+decides again. Last, on CUDA, the whole model is timed from a CUDA graph with the decision,
+with the NCHW-only one (a kernel wherever it wins by the margin, else the original modules:
+the policy before layouts) and with every layer kept (channels-last cuDNN, no kernel). The
+faster of the first two is kept if it beats the third by the margin (`min_speedup`), else
+the third: the model is an estimate, and kernels must pay for their place end to end too.
 """
 import torch
 
@@ -135,6 +137,13 @@ def choose(rows, producers, observed, min_speedup, junctions=()):
     return decision, sweep + 1
 
 
+def _op_name(target):
+    """An fx node's target as a plain name: "add" for operator.add, torch.add, "add" (a
+    method) and aten.add.Tensor alike."""
+    name = target if isinstance(target, str) else getattr(target, "__name__", "")
+    return name.split(".")[0]
+
+
 def _walk(node, names):
     """The named layer whose layout `node`'s value has: the node itself, or back through
     first tensor arguments; None if the walk reaches anything else first."""
@@ -164,14 +173,18 @@ ADDS = ("add", "add_", "iadd", "sub", "mul", "cat")
 
 def graph_junctions(gm, names):
     """[(a, b, node)]: elementwise adds (and the like) of a GraphModule whose first two
-    tensor arguments come from two different named layers (ResNet's conv3 + identity)."""
+    tensor arguments come from two different named layers (ResNet's conv3 + identity), and
+    layers fused with their residual (fuse_add_relu: `layer(x, residual)`), which convert the
+    residual, or add it across the grain, when its layout differs from theirs."""
     out = []
     for node in gm.graph.nodes:
-        if node.op not in ("call_function", "call_method"):
+        if node.op == "call_module" and node.target in names and len(node.args) == 2:
+            b = _walk(node.args[1], names)
+            if b is not None and b != node.target:
+                out.append((node.target, b, node))
             continue
-        target = node.target if isinstance(node.target, str) else getattr(
-            node.target, "__name__", "")
-        if target not in ADDS:
+        if node.op not in ("call_function", "call_method") or \
+                _op_name(node.target) not in ADDS:
             continue
         args = [a for a in node.args if isinstance(a, torch.fx.Node)][:2]
         if len(args) == 2:
@@ -200,11 +213,11 @@ def junction_costs(junctions, modules, rows):
         return []
     rate = sorted(rates)[len(rates) // 2]
     out = []
-    for a, b, _ in junctions:
+    for a, b, _ in junctions:  # a's output and b's have the add's shape
         elems = 1
-        for d in modules[a].output_shape:
+        for d in modules[b].output_shape:
             elems *= d
-        out.append((a, b, rate * elems * _itemsize(modules[a].dtype)))
+        out.append((a, b, rate * elems * _itemsize(modules[b].dtype)))
     return out
 
 
@@ -253,6 +266,11 @@ def nchw_only(rows, min_speedup):
             for n, r in rows.items()}
 
 
+def all_kept(rows):
+    """Every layer kept, channels-last where it can be: no kernel at all."""
+    return {n: TORCH_CL if TORCH_CL in options(r) else TORCH for n, r in rows.items()}
+
+
 def decide(model, args, rows, min_speedup, timer=None):
     """Decide and apply (see the module docstring). rows: {layer: measured row}. With
     `timer` (a function of a callable giving its milliseconds), a decision that keeps any
@@ -291,18 +309,22 @@ def decide(model, args, rows, min_speedup, timer=None):
               "sweeps": sweeps, "junctions": [list(j) for j in junctions],
               "modelled_ms": total(plain, producers, observed, decision, junctions)}
     if timer is not None and TORCH_CL in decision.values():
+        candidates = {"layouts": decision, "nchw_only": nchw_only(rows, min_speedup),
+                      "all_kept": all_kept(rows)}
+        times = {}
         with torch.no_grad():
-            t_layouts = timer(lambda: model(*args))
-            fallback = nchw_only(rows, min_speedup)
-            apply(modules, fallback)
-            t_nchw = timer(lambda: model(*args))
-        report["end_to_end_ms"] = {"layouts": t_layouts, "nchw_only": t_nchw}
-        if t_nchw < t_layouts:
-            decision = fallback
-            report["chosen"] = "nchw_only"
-        else:
-            apply(modules, decision)
-            report["chosen"] = "layouts"
+            for name, cand in candidates.items():
+                apply(modules, cand)
+                times[name] = timer(lambda: model(*args))
+        # kernels must pay for their place end to end too: the faster decision with kernels
+        # only if it beats keeping every layer by the margin
+        best = min(("layouts", "nchw_only"), key=times.get)
+        if times[best] * min_speedup > times["all_kept"]:
+            best = "all_kept"
+        decision = candidates[best]
+        apply(modules, decision)
+        report["end_to_end_ms"] = times
+        report["chosen"] = best
     return decision, report
 
 
@@ -312,8 +334,7 @@ RELUS = ("relu", "relu_")
 def _is_relu(node, modules):
     if node.op == "call_module":
         return isinstance(modules.get(node.target), torch.nn.ReLU)
-    name = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", "")
-    return node.op in ("call_function", "call_method") and name in RELUS
+    return node.op in ("call_function", "call_method") and _op_name(node.target) in RELUS
 
 
 def fuse_add_relu(gm, names):
@@ -328,9 +349,9 @@ def fuse_add_relu(gm, names):
                 or len(node.users) != 1:
             continue
         (add,) = node.users
-        target = add.target if isinstance(add.target, str) else getattr(add.target, "__name__", "")
-        if add.op not in ("call_function", "call_method") or target not in ("add", "iadd", "add_") \
-                or add.kwargs or len(add.args) != 2 or len(add.users) != 1:
+        if add.op not in ("call_function", "call_method") or \
+                _op_name(add.target) not in ("add", "iadd", "add_") or add.kwargs or \
+                len(add.args) != 2 or len(add.users) != 1:
             continue
         other = add.args[1] if add.args[0] is node else add.args[0]
         if other is node or not isinstance(other, torch.fx.Node):

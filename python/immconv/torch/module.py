@@ -32,6 +32,7 @@ import torch.nn.functional as F
 from . import driver as _drv
 
 _LOADED = {}  # (cubin path, device index) -> driver.LoadedModule
+BIAS_EPS = 1e-5  # cuDNN's smallest batch-norm epsilon: variance 1 - eps, so var + eps = 1
 
 
 class ShapeMismatch(RuntimeError):
@@ -75,6 +76,7 @@ class SpconvConv2d(nn.Module):
         self._folded = None     # (device, weight, bias) for run_channels_last
         self._fused_relu = None  # whether cudnn_convolution_relu ran here (None: not tried)
         self._fused_add = None   # the same for cudnn_convolution_add_relu
+        self._bias_bn = None     # batch-norm parameters that add the bias (_bias_stats)
 
     def keep_in_torch(self, layout="nchw"):
         """Run the original modules (mode "torch") in `layout` ("nchw" or "channels_last")."""
@@ -141,6 +143,15 @@ class SpconvConv2d(nn.Module):
             self._folded = (device, w, b.to(device=device, dtype=self.dtype))
         return self._folded[1:]
 
+    def _bias_stats(self, b):
+        """Running mean, variance, weight and bias that make F.batch_norm add `b` (see the
+        caller); FP32 parameters of a half input are cuDNN's mixed-precision batch norm."""
+        if self._bias_bn is None or self._bias_bn[0].device != b.device:
+            f = dict(dtype=torch.float32, device=b.device)
+            self._bias_bn = (-b.float(), torch.full(b.shape, 1.0 - BIAS_EPS, **f),
+                             torch.ones(b.shape, **f), torch.zeros(b.shape, **f))
+        return self._bias_bn
+
     def run_channels_last(self, x):
         """The layer as cuDNN runs it best when kept (kept_layout "channels_last")."""
         x = x.to(self.dtype).contiguous(memory_format=torch.channels_last)
@@ -160,9 +171,12 @@ class SpconvConv2d(nn.Module):
                 return y
             except RuntimeError:
                 self._fused_relu = False
-        # the bias as its own add: cuDNN with a bias measured slower than without it plus
-        # an add, on ResNet-50's channels-last FP16 1x1 convs (H200)
-        y = F.conv2d(x, w, None, *args).add_(b.view(1, -1, 1, 1))
+        # The bias through the batch-norm kernel (mean -bias, variance 1 - eps, in FP32):
+        # a broadcast add_ of the bias, which F.conv2d's bias also is, took 1.7x the time of
+        # BN on a channels-last FP16 tensor of 64x256x56x56 (H200, bench/results/
+        # 2026-11-26-half-layout/README.md); the sum is formed in FP32 and rounded once.
+        y = F.conv2d(x, w, None, *args)
+        y = F.batch_norm(y, *self._bias_stats(b), False, 0.0, BIAS_EPS)
         if self.activation == "relu":
             y = F.relu_(y)
         elif self.activation == "relu6":
