@@ -202,10 +202,13 @@ def phase_run(args):
         # BN folded, ReLU and add-ReLU fused; layout.py), no sparse kernel. What the fusion
         # alone gives; the sparse kernels' own share is its time over immconv_explicit's.
         import copy
+        from immconv.torch import layout
         dense = copy.deepcopy(cm)
-        for m in dense.modules():
-            if isinstance(m, it.SpconvConv2d):
-                m.keep_in_torch("channels_last")
+        rows = {r["module"]: r for r in
+                (getattr(cm, "spconv_measurements", None) or {}).get("layers", ())}
+        mods = {n: m for n, m in dense.named_modules() if isinstance(m, it.SpconvConv2d)}
+        for n, m in mods.items():  # each the faster way measured (the folded one if none)
+            m.keep_in_torch("channels_last", rows.get(n, {}).get("kept_channels_last_impl"))
         add("immconv_all_kept_channels_last", lambda: dense(x), 0.0, count_modes(dense))
     if args.backend:
         from immconv.torch.dynamo import immconv_backend

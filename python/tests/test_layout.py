@@ -131,7 +131,13 @@ def test_kept_channels_last_layer(fake_compiler, tmp_path):
     assert w.is_contiguous(memory_format=torch.channels_last)
     assert "kept_layout=channels_last" in repr(cm.c2)
     assert close(cm(x), ref)
-    cm.c1.keep_in_torch("channels_last")  # with its ReLU
+    cm.c2.keep_in_torch("channels_last", "original")  # the original modules, channels-last
+    out = cm.c2(y)
+    assert out.is_contiguous(memory_format=torch.channels_last) and close(out, m.c2(y))
+    assert not any("_original_cl" in n for n, _ in cm.named_modules())
+    with pytest.raises(ValueError, match="kept implementation 'fused'"):
+        cm.c2.keep_in_torch("channels_last", "fused")
+    cm.c1.keep_in_torch("channels_last", "folded")  # with its ReLU
     assert cm.c1.activation == "relu" and close(cm.c1(x), cm.c1.reference(x))
     assert close(cm(x), ref)
     cm.c2.keep_in_torch("nchw")
@@ -171,11 +177,12 @@ def test_channels_last_decisions_survive_load(fake_compiler, tmp_path):
     p = tmp_path / "manifest.json"
     man = json.loads(p.read_text())
     man["torch_mode"] = ["c2", "c3"]       # as a measured compile on a GPU would record it
-    man["torch_channels_last"] = ["c3"]
+    man["torch_channels_last"] = {"c3": "original"}
     p.write_text(json.dumps(man))
     lm = st.load(m, str(tmp_path))
     assert (lm.c2.mode, lm.c2.kept_layout) == ("torch", "nchw")
-    assert (lm.c3.mode, lm.c3.kept_layout) == ("torch", "channels_last")
+    assert (lm.c3.mode, lm.c3.kept_layout, lm.c3.kept_impl) == ("torch", "channels_last",
+                                                                 "original")
     assert lm.c1.mode == "auto"
     assert close(lm(x), m(x))
 

@@ -250,14 +250,18 @@ def trace(model, args, names):
     return order, producers, arrived
 
 
-def apply(modules, decision):
-    """Set each SpconvConv2d's mode and kept layout from `decision`."""
+def apply(modules, decision, rows=None):
+    """Set each SpconvConv2d's mode and kept layout from `decision` (and the way it runs
+    kept channels-last from its row's `kept_channels_last_impl`)."""
+    rows = rows or {}
     for name, d in decision.items():
         m = modules[name]
         if d == SPCONV:
             m.mode = "auto"
+        elif d == TORCH_CL:
+            m.keep_in_torch(CHANNELS_LAST, rows.get(name, {}).get("kept_channels_last_impl"))
         else:
-            m.keep_in_torch(CHANNELS_LAST if d == TORCH_CL else NCHW)
+            m.keep_in_torch(NCHW)
 
 
 def nchw_only(rows, min_speedup):
@@ -291,7 +295,7 @@ def decide(model, args, rows, min_speedup, timer=None):
     observed = {n: arrived[n] for n in rows if n not in producers and n in arrived}
     for rounds in range(1, MAX_ROUNDS + 1):
         decision, sweeps = choose(rows, producers, observed, min_speedup, junctions)
-        apply(modules, decision)
+        apply(modules, decision, rows)
         _, _, seen = trace(model, args, names)
         moved = {}
         for n in rows:
@@ -314,7 +318,7 @@ def decide(model, args, rows, min_speedup, timer=None):
         times = {}
         with torch.no_grad():
             for name, cand in candidates.items():
-                apply(modules, cand)
+                apply(modules, cand, rows)
                 times[name] = timer(lambda: model(*args))
         # kernels must pay for their place end to end too: the faster decision with kernels
         # only if it beats keeping every layer by the margin
@@ -322,7 +326,7 @@ def decide(model, args, rows, min_speedup, timer=None):
         if times[best] * min_speedup > times["all_kept"]:
             best = "all_kept"
         decision = candidates[best]
-        apply(modules, decision)
+        apply(modules, decision, rows)
         report["end_to_end_ms"] = times
         report["chosen"] = best
     return decision, report

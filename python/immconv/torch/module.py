@@ -10,8 +10,9 @@ Modes (attribute `mode`):
   contiguous; or "channels_last", `run_channels_last`: cuDNN on channels-last tensors
   (PyTorch's fast half-precision path) with the folded weights and bias rounded to the
   layer's dtype, the values the kernel holds, and the ReLU fused into the conv
-  (torch.cudnn_convolution_relu) where cuDNN has that; the output stays channels-last for
-  the next layer. `keep_in_torch(layout)` sets both; the measured policy chooses the layout
+  (torch.cudnn_convolution_relu) where cuDNN has that, or the original modules channels-last
+  where those measured faster (`kept_impl`); the output stays channels-last for the next
+  layer. `keep_in_torch(layout)` sets both; the measured policy chooses the layout
   with the neighbours' (layout.py).
 
 Half precision: a kernel compiled from a float16/bfloat16 conv (`dtype`) takes and gives
@@ -23,6 +24,7 @@ Shapes are static: the kernel was compiled for one input shape, and a call with 
 shape raises ShapeMismatch (rather than silently falling back, which would hide that the
 deployment is not running what was compiled).
 """
+import copy
 import json
 
 import torch
@@ -32,7 +34,6 @@ import torch.nn.functional as F
 from . import driver as _drv
 
 _LOADED = {}  # (cubin path, device index) -> driver.LoadedModule
-BIAS_EPS = 1e-5  # cuDNN's smallest batch-norm epsilon: variance 1 - eps, so var + eps = 1
 
 
 class ShapeMismatch(RuntimeError):
@@ -76,19 +77,26 @@ class SpconvConv2d(nn.Module):
         self._folded = None     # (device, weight, bias) for run_channels_last
         self._fused_relu = None  # whether cudnn_convolution_relu ran here (None: not tried)
         self._fused_add = None   # the same for cudnn_convolution_add_relu
-        self._bias_bn = None     # batch-norm parameters that add the bias (_bias_stats)
+        self.kept_impl = "folded"  # run_channels_last: "folded" or "original"
+        self._original_cl = None   # the original modules, channels-last ("original")
 
-    def keep_in_torch(self, layout="nchw"):
-        """Run the original modules (mode "torch") in `layout` ("nchw" or "channels_last")."""
+    def keep_in_torch(self, layout="nchw", impl=None):
+        """Run the original modules (mode "torch") in `layout` ("nchw" or "channels_last");
+        `impl` picks run_channels_last's way ("folded" or "original")."""
         if layout not in ("nchw", "channels_last"):
             raise ValueError("%s: kept layout %r is not 'nchw' or 'channels_last'"
                              % (self.name, layout))
+        if impl is not None:
+            if impl not in ("folded", "original"):
+                raise ValueError("%s: kept implementation %r is not 'folded' or 'original'"
+                                 % (self.name, impl))
+            self.kept_impl = impl
         self.mode, self.kept_layout = "torch", layout
 
     def extra_repr(self):
         half = "" if self.dtype == torch.float32 else ", dtype=%s, accumulate=%s" % (
             str(self.dtype).replace("torch.", ""), self.accumulate)
-        kept = ", kept_layout=channels_last" if (
+        kept = ", kept_layout=channels_last (%s)" % self.kept_impl if (
             self.mode == "torch" and self.kept_layout == "channels_last") else ""
         return "%s, entry=%s, %s -> %s, act=%s, mode=%s%s%s" % (
             self.name, self.kernel["entry"], list(self.input_shape), list(self.output_shape),
@@ -143,18 +151,19 @@ class SpconvConv2d(nn.Module):
             self._folded = (device, w, b.to(device=device, dtype=self.dtype))
         return self._folded[1:]
 
-    def _bias_stats(self, b):
-        """Running mean, variance, weight and bias that make F.batch_norm add `b` (see the
-        caller); FP32 parameters of a half input are cuDNN's mixed-precision batch norm."""
-        if self._bias_bn is None or self._bias_bn[0].device != b.device:
-            f = dict(dtype=torch.float32, device=b.device)
-            self._bias_bn = (-b.float(), torch.full(b.shape, 1.0 - BIAS_EPS, **f),
-                             torch.ones(b.shape, **f), torch.zeros(b.shape, **f))
-        return self._bias_bn
-
     def run_channels_last(self, x):
-        """The layer as cuDNN runs it best when kept (kept_layout "channels_last")."""
+        """The layer kept channels-last (kept_layout "channels_last"), `kept_impl`'s way:
+        "folded", cuDNN with the folded weights, the ReLU fused where cuDNN can; or
+        "original", the original modules (conv, BN, activation) converted to channels-last,
+        which benchmark_layers picks where they measure faster (a bias without ReLU is a
+        broadcast add after the folded conv, slower than BN on large tensors)."""
         x = x.to(self.dtype).contiguous(memory_format=torch.channels_last)
+        if self.kept_impl == "original":
+            if self._original_cl is None:  # made at the first call, which is eager; in a
+                # tuple, so that it is no submodule (not in state_dict nor named_modules)
+                self._original_cl = (copy.deepcopy(self.original).to(
+                    memory_format=torch.channels_last),)
+            return self._original_cl[0](x)
         w, b = self.folded(x.device)
         t, l, bo, r = self.padding
         pad = (t, l)
@@ -171,12 +180,7 @@ class SpconvConv2d(nn.Module):
                 return y
             except RuntimeError:
                 self._fused_relu = False
-        # The bias through the batch-norm kernel (mean -bias, variance 1 - eps, in FP32):
-        # a broadcast add_ of the bias, which F.conv2d's bias also is, took 1.7x the time of
-        # BN on a channels-last FP16 tensor of 64x256x56x56 (H200, bench/results/
-        # 2026-11-26-half-layout/README.md); the sum is formed in FP32 and rounded once.
-        y = F.conv2d(x, w, None, *args)
-        y = F.batch_norm(y, *self._bias_stats(b), False, 0.0, BIAS_EPS)
+        y = F.conv2d(x, w, None, *args).add_(b.view(1, -1, 1, 1))
         if self.activation == "relu":
             y = F.relu_(y)
         elif self.activation == "relu6":

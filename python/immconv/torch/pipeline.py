@@ -527,9 +527,9 @@ def compile_graph(model, example_input, out_dir, *, sparsity_threshold=DEFAULT_S
             manifest["measured"] = res
             manifest["torch_mode"] = [r["module"] for r in res["layers"]
                                       if r["decision"] == "torch"]
-            manifest["torch_channels_last"] = [
-                r["module"] for r in res["layers"]
-                if r.get("kept_layout") == layout.CHANNELS_LAST]
+            manifest["torch_channels_last"] = {
+                r["module"]: r["kept_impl"] for r in res["layers"]
+                if r.get("kept_layout") == layout.CHANNELS_LAST}
             if manifest.get("_dir"):
                 with open(os.path.join(manifest["_dir"], MANIFEST), "w") as f:
                     json.dump({k: v for k, v in manifest.items() if not k.startswith("_")}, f,
@@ -544,7 +544,8 @@ POLICY_TIMING = {"warmup": 3, "repeats": 15, "calls": 10}
 # dtype; cudnn_fp32/x_fp32 also for an FP32 layer, as older entries have them; kept/x_kept:
 # what runs if the layer stays in PyTorch, which the policy decides on)
 MEASURED_KEYS = ("spconv", "cudnn", "x", "baseline", "cudnn_fp32", "x_fp32", "kept", "x_kept",
-                 "kept_channels_last", "to_channels_last", "to_nchw")
+                 "kept_channels_last", "kept_channels_last_impl", "to_channels_last",
+                 "to_nchw")
 
 
 def totals(rows):
@@ -580,7 +581,7 @@ def apply_min_speedup(compiled, example_input, min_speedup, graphs=True, cache=N
             row = cache.measured(key, device + "/" + mode)
             # A half-precision row of an older immconv has no `kept` (it timed channels-last
             # only) or no conversion times, which the layout choice needs: measured again.
-            if row is not None and (("x_kept" in row and "kept_channels_last" in row) or
+            if row is not None and (("x_kept" in row and "kept_channels_last_impl" in row) or
                                     row.get("baseline", "cudnn_fp32") == "cudnn_fp32"):
                 cached[name] = dict(row, module=name, layer=name, cached=True)
     mods = dict(compiled.named_modules())
@@ -614,6 +615,8 @@ def apply_min_speedup(compiled, example_input, min_speedup, graphs=True, cache=N
         row["decision"] = layout.SPCONV if d == layout.SPCONV else "torch"
         if d != layout.SPCONV:
             row["kept_layout"] = layout.CHANNELS_LAST if d == layout.TORCH_CL else layout.NCHW
+        if d == layout.TORCH_CL:
+            row["kept_impl"] = mods[row["module"]].kept_impl
     out = {"convs": len(rows), "device": device, "timing": mode, "min_speedup": min_speedup,
            "timing_params": POLICY_TIMING, "cached": len(cached),
            "totals": totals(rows), "layout": report,
@@ -688,8 +691,11 @@ def build(model, manifest, out_dir, inplace=False):
                            dtype=TORCH_DTYPES[dtype], accumulate=layer.get("accumulate"))
         if name in manifest.get("torch_mode", ()):
             # measured slower than its original (min_speedup), in this layout
-            new.keep_in_torch(layout.CHANNELS_LAST if name in manifest.get(
-                "torch_channels_last", ()) else layout.NCHW)
+            cl = manifest.get("torch_channels_last", {})
+            if name in cl:  # {layer: kept_impl}
+                new.keep_in_torch(layout.CHANNELS_LAST, cl[name])
+            else:
+                new.keep_in_torch(layout.NCHW)
         if gm is None:
             _set_module(work, name, new)
             continue
