@@ -213,6 +213,8 @@ def test_end_to_end_timing_guards_the_model(fake_compiler, tmp_path):
 
     d, report = layout.decide(cm, (x,), rows, 1.05, by_kernels)
     assert report["chosen"] == "all_kept" and d == layout.all_kept(rows)
+    assert report["candidates"]["all_kept"] == {"spconv": [],
+                                                "channels_last": ["c1", "c2", "c3", "c4"]}
     assert all(mm.mode == "torch" for mm in cm.modules() if isinstance(mm, st.SpconvConv2d))
 
 

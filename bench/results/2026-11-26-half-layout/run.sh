@@ -11,11 +11,14 @@
 # baseline) and the ablation immconv_all_kept_channels_last (every conv kept: the fusion
 # without the sparse kernels).
 # usage: run.sh PART   (a: ResNet-50 batch 64, with torch.compile(backend="immconv");
-#                       b: ResNet-50 batch 1, MobileNetV2 batch 64)
+#                       b: ResNet-50 batch 1, MobileNetV2 batch 64; c: VGG-16 batch 64)
 set -u
 export PYTHONUNBUFFERED=1 IMMCONV_COMMIT=${IMMCONV_COMMIT:-unknown}
 C=/tmp/immconv-cache
-rm -rf "$C" && cp -r .cache/carry-layout "$C"
+rm -rf "$C" && mkdir -p "$C"
+[ -d .cache/carry-layout ] && cp -r .cache/carry-layout/. "$C"/
+# part c: VGG-16's unit of the same cache (.cache/carry-vgg)
+[ -d .cache/carry-vgg ] && cp -r .cache/carry-vgg/. "$C"/
 python3 -m pip install -q --no-deps --no-build-isolation --no-index --target /tmp/site python/ \
     > /dev/null 2>&1 && export PYTHONPATH=/tmp/site
 LOG=$OUT/log-$1.txt
@@ -30,6 +33,8 @@ run() {  # name, then torch_backend.py arguments
 if [ "$1" = a ]; then
   run resnet50-b64-f16-default --net resnet50 --batch 64 --policy default --dtype f16 \
       --inductor --backend
+elif [ "$1" = c ]; then
+  run vgg16-b64-f16-default --net vgg16 --batch 64 --policy default --dtype f16 --inductor
 else
   run resnet50-b1-f16-default --net resnet50 --batch 1 --policy default --dtype f16 --inductor
   run mobilenetv2-b64-f16-default --net mobilenetv2 --batch 64 --policy default --dtype f16 \

@@ -329,6 +329,11 @@ def decide(model, args, rows, min_speedup, timer=None):
         apply(modules, decision, rows)
         report["end_to_end_ms"] = times
         report["chosen"] = best
+        # what each candidate compiled and kept channels-last (the others: kept NCHW)
+        report["candidates"] = {
+            name: {"spconv": sorted(n for n, d in cand.items() if d == SPCONV),
+                   "channels_last": sorted(n for n, d in cand.items() if d == TORCH_CL)}
+            for name, cand in candidates.items()}
     return decision, report
 
 
