@@ -18,7 +18,9 @@ Two stages, both on by default:
    PyTorch original (conv + BN + activation) from CUDA graphs and goes back to PyTorch unless
    it is at least `min_speedup` (default DEFAULT_MIN_SPEEDUP = 1.05) times faster. The margin
    covers timing noise and the difference between a layer timed alone and in the network.
-   `min_speedup=None` turns the measurement off.
+   `min_speedup=None` turns the measurement off. For half precision a kept layer may run
+   channels-last, and the choice weighs the layout conversions between neighbours and is
+   checked end to end (layout.py).
 """
 SPARSE_ENOUGH = 0.9
 # a conv pruned to 90% by keeping ceil(0.1 n) weights reads as 0.8999998 sparse: measured
