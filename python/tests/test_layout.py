@@ -90,10 +90,11 @@ class Res(nn.Module):
         return self.c4(F.max_pool2d(self.c3(z), 2))
 
 
-def compiled(fake_compiler, tmp_path):
+def compiled(fake_compiler, tmp_path, model=Res, shape=(2, 3, 8, 8)):
+    """(model, input, every conv compiled with the fake compiler)."""
     torch.manual_seed(0)
-    m = prune_(Res(), 0.6).eval()
-    x = torch.randn(2, 3, 8, 8)
+    m = prune_(model(), 0.6).eval()
+    x = torch.randn(*shape)
     cm = st.compile(m, x, out_dir=str(tmp_path), sparsity_threshold=0.0, progress=False,
                     kernel_cache=False)
     return m, x, cm
@@ -246,11 +247,7 @@ class Bottleneck(nn.Module):
 
 
 def test_conv_add_relu_is_one_call(fake_compiler, tmp_path):
-    torch.manual_seed(0)
-    m = prune_(Bottleneck(), 0.6).eval()
-    x = torch.randn(2, 8, 6, 6)
-    cm = st.compile(m, x, out_dir=str(tmp_path), sparsity_threshold=0.0, progress=False,
-                    kernel_cache=False)
+    m, x, cm = compiled(fake_compiler, tmp_path, Bottleneck, (2, 8, 6, 6))
     # FP32: no layer can be kept channels-last, nothing fused
     assert [n.target for n in cm.graph.nodes if n.op == "call_module"] == ["c1", "c3", "down",
                                                                              "relu"]
