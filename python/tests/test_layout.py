@@ -262,3 +262,28 @@ def test_conv_add_relu_is_one_call(fake_compiler, tmp_path):
     cm.c3.keep_in_torch("channels_last")  # on CPU: relu(conv + residual), unfused
     assert close(cm(x), m(x))
     assert layout.fuse_add_relu(cm, {"c3", "down"}) == []
+
+
+needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+
+
+@needs_cuda
+@pytest.mark.parametrize("impl", ["folded", "original"])
+def test_kept_channels_last_on_a_gpu(fake_compiler, tmp_path, impl):
+    # FP16 on CUDA: the fused cuDNN calls (conv + ReLU, conv + residual + ReLU) run and give
+    # the model's result within half precision; the original modules' way too
+    torch.manual_seed(0)
+    m = prune_(Bottleneck(), 0.6).eval().half().cuda()
+    x = torch.randn(2, 8, 6, 6).half().cuda()
+    cm = st.compile(m, x, out_dir=str(tmp_path), sparsity_threshold=0.0, progress=False,
+                    kernel_cache=False, min_speedup=None)
+    assert [(n.target, len(n.args)) for n in cm.graph.nodes if n.op == "call_module"] == [
+        ("c1", 1), ("down", 1), ("c3", 2)]
+    for name in ("c1", "c3", "down"):
+        getattr(cm, name).keep_in_torch("channels_last", impl)
+    with torch.no_grad():
+        ref, out = m(x).float(), cm(x)
+    assert out.is_contiguous(memory_format=torch.channels_last)
+    assert close(out.float(), ref, rel=1e-2)
+    if impl == "folded":
+        assert cm.c1._fused_relu and cm.c3._fused_add
