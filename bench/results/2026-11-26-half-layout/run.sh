@@ -11,14 +11,19 @@
 # baseline) and the ablation immconv_all_kept_channels_last (every conv kept: the fusion
 # without the sparse kernels).
 # usage: run.sh PART   (a: ResNet-50 batch 64, with torch.compile(backend="immconv");
-#                       b: ResNet-50 batch 1, MobileNetV2 batch 64; c: VGG-16 batch 64)
+#                       b: ResNet-50 batch 1, MobileNetV2 batch 64; c: VGG-16 batch 64;
+#                       d: MobileNetV2 and ResNet-50 in BF16 at batch 64)
 set -u
 export PYTHONUNBUFFERED=1 IMMCONV_COMMIT=${IMMCONV_COMMIT:-unknown}
 C=/tmp/immconv-cache
 rm -rf "$C" && mkdir -p "$C"
 [ -d .cache/carry-layout ] && cp -r .cache/carry-layout/. "$C"/
-# part c: VGG-16's unit of the same cache (.cache/carry-vgg)
+# part c: VGG-16's unit of the same cache (.cache/carry-vgg); part d: BF16 kernels compiled
+# here at 707cf66 into .cache/carry-bf16 (cubins xz) by
+#   /usr/bin/python3 bench/torch_backend.py --phase compile --cache .cache/immconv-bf16 \
+#     --net NET --batch 64 --sparsity 0.9 --policy all --dtype bf16 --jobs 2
 [ -d .cache/carry-vgg ] && cp -r .cache/carry-vgg/. "$C"/
+[ -d .cache/carry-bf16 ] && cp -r .cache/carry-bf16/. "$C"/
 python3 -m pip install -q --no-deps --no-build-isolation --no-index --target /tmp/site python/ \
     > /dev/null 2>&1 && export PYTHONPATH=/tmp/site
 LOG=$OUT/log-$1.txt
@@ -33,6 +38,11 @@ run() {  # name, then torch_backend.py arguments
 if [ "$1" = a ]; then
   run resnet50-b64-f16-default --net resnet50 --batch 64 --policy default --dtype f16 \
       --inductor --backend
+elif [ "$1" = d ]; then
+  run mobilenetv2-b64-bf16-default --net mobilenetv2 --batch 64 --policy default --dtype bf16 \
+      --inductor
+  run resnet50-b64-bf16-default --net resnet50 --batch 64 --policy default --dtype bf16 \
+      --inductor
 elif [ "$1" = c ]; then
   run vgg16-b64-f16-default --net vgg16 --batch 64 --policy default --dtype f16 --inductor
 else
