@@ -122,7 +122,11 @@ def phase_compile(args):
 def count_modes(model):
     from immconv.torch import SpconvConv2d
     mods = [m for m in model.modules() if isinstance(m, SpconvConv2d)]
-    return {"compiled": len(mods), "spconv": sum(m.mode != "torch" for m in mods)}
+    out = {"compiled": sum(m.kernel is not None for m in mods),
+           "spconv": sum(m.mode != "torch" for m in mods)}
+    if any(m.kernel is None for m in mods):  # the half rule's layers: fused, no kernel
+        out["fused_without_kernel"] = sum(m.kernel is None for m in mods)
+    return out
 
 
 def phase_run(args):
@@ -143,8 +147,8 @@ def phase_run(args):
                                   accumulate=opts.get("accumulate", "half"))
         cache = kcache.KernelCache(args.cache)
         extra = tuple(opts.get("compiler_args", ()))
-        missing = sorted(l["module"] for l in layers
-                         if cache.entry(kcache.layer_key(l["_spec"], extra)) is None)
+        missing = sorted(l["module"] for l in layers if not l.get("fused_only") and
+                         cache.entry(kcache.layer_key(l["_spec"], extra)) is None)
         opts["keep"] = set(missing)
         print("not in the kernel cache, kept in PyTorch: %s" % missing, flush=True)
     rec = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

@@ -287,3 +287,47 @@ def test_kept_channels_last_on_a_gpu(fake_compiler, tmp_path, impl):
     assert close(out.float(), ref, rel=1e-2)
     if impl == "folded":
         assert cm.c1._fused_relu and cm.c3._fused_add
+
+
+class Mixed(nn.Module):
+    """c1: 3 -> 16, 3x3 (at most 27 FMAs per output); c2: 16 -> 16, 3x3 (144 at most)."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 16, 3, padding=1)
+        self.b1 = nn.BatchNorm2d(16)
+        self.c2 = nn.Conv2d(16, 16, 3, padding=1)
+
+    def forward(self, x):
+        return self.c2(F.relu(self.b1(self.c1(x))))
+
+
+def test_half_rule_rewrites_without_a_kernel(fake_compiler, tmp_path):
+    from immconv.torch import policy
+    torch.manual_seed(0)
+    m = prune_(Mixed(), 0.2).eval().to(torch.bfloat16)
+    assert policy.default_keep(m.c1) is None
+    why = policy.default_keep(m.c2)
+    assert why.startswith(policy.HALF_RULE) and "> 64" in why
+    assert policy.default_keep(m.c2.float()) is None  # FP32: the 256 rule
+    m = m.to(torch.bfloat16)
+    x = torch.randn(1, 3, 8, 8).to(torch.bfloat16)
+    cm = st.compile(m, x, out_dir=str(tmp_path), progress=False, kernel_cache=False)
+    # only c1 went to the compiler; c2 is rewritten all the same, without a kernel
+    from immconv.torch import pipeline
+    assert len(fake_compiler) == 1 and [sp.name for sp in pipeline._last_specs] == ["c1"]
+    man = json.loads((tmp_path / "manifest.json").read_text())
+    assert [l["module"] for l in man["layers"]] == ["c1"]
+    assert [l["module"] for l in man["fused"]] == ["c2"] and "c2" not in man["kept"]
+    assert man["fused"][0]["fused_only"].startswith(policy.HALF_RULE)
+    assert cm.c2.kernel is None and (cm.c2.mode, cm.c2.kept_layout) == ("torch",
+                                                                      "channels_last")
+    with pytest.raises(RuntimeError, match="c2 has no kernel"):
+        cm.c2.run_kernel(x)
+    ref = m(x).float()
+    assert close(cm(x).float(), ref, rel=2e-2)
+    lm = st.load(m, str(tmp_path))
+    assert lm.c2.kernel is None and lm.c2.mode == "torch"
+    assert close(lm(x).float(), ref, rel=2e-2)
+    # a layer without a kernel has no kernel option in the measured policy
+    assert layout.SPCONV not in layout.options({"spconv": None, "kept": 1.0})

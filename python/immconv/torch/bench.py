@@ -114,17 +114,17 @@ def benchmark_layers(compiled_model, example_input, warmup=10, repeats=50, graph
                     timed = lambda fn: time_cuda_graph(fn, warmup, repeats, calls=calls)
                 else:
                     timed = lambda fn: time_cuda(fn, warmup, repeats)
-                t_sp = timed(lambda: m.run_kernel(x))
+                t_sp = timed(lambda: m.run_kernel(x)) if m.kernel is not None else None
                 t_cu = timed(lambda: orig(xb))
                 t_kept = t_cu if orig is m.original else timed(lambda: m.original(x))
                 w = m.weight
-                x_ratio = t_cu / t_sp if t_sp else 0.0
-                row = {"layer": n, "module": n, "entry": m.kernel["entry"],
+                x_ratio = t_cu / t_sp if t_sp else None
+                row = {"layer": n, "module": n, "entry": m.kernel["entry"] if m.kernel else None,
                        "shape": list(m.input_shape), "nnz": int((w != 0).sum().item()),
                        "weights_total": w.numel(), "spconv": t_sp, "baseline": name,
                        "cudnn": t_cu, "x": x_ratio, name: t_cu,
                        "x_" + name[len("cudnn_"):]: x_ratio, "mode": modes[n],
-                       "kept": t_kept, "x_kept": t_kept / t_sp if t_sp else 0.0}
+                       "kept": t_kept, "x_kept": t_kept / t_sp if t_sp else None}
                 if m.dtype != torch.float32:
                     row["dtype"] = str(m.dtype).replace("torch.", "")
                     row["accumulate"] = m.accumulate

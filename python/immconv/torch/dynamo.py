@@ -78,6 +78,7 @@ class CompiledGraph:
         self.stats["compiles"] += 1
         self.stats["convs_compiled"] += len(man["layers"])
         self.stats["convs_kept"] += len(man["kept"])
+        self.stats["convs_fused_without_kernel"] += len(man.get("fused", ()))
         self.stats["convs_measured_back_to_torch"] += len(man.get("torch_mode", ()))
         self.specialised[self._signature(args)] = cm
         return cm
@@ -99,7 +100,8 @@ class ImmconvBackend:
             raise TypeError("immconv backend: unknown options %s" % sorted(unknown))
         self.options = options
         self._stats = {"graphs": 0, "compiles": 0, "convs_compiled": 0, "convs_kept": 0,
-                       "convs_measured_back_to_torch": 0, "graphs_left_to_pytorch": 0}
+                       "convs_fused_without_kernel": 0, "convs_measured_back_to_torch": 0,
+                       "graphs_left_to_pytorch": 0}
 
     def __call__(self, gm, example_inputs, options=None, mode=None, **kw):
         opts = dict(self.options)

@@ -64,7 +64,9 @@ def storage_ptr(t):
 
 def options(row):
     """{option: its own time} of a measured row (benchmark_layers / the kernel cache)."""
-    out = {SPCONV: row["spconv"] * row.get("_margin", 1.0), TORCH: row["kept"]}
+    out = {TORCH: row["kept"]}
+    if row.get("spconv") is not None:  # None: a layer without a kernel (policy.HALF_RULE)
+        out = {SPCONV: row["spconv"] * row.get("_margin", 1.0), TORCH: row["kept"]}
     if "kept_channels_last" in row:
         out[TORCH_CL] = row["kept_channels_last"]
     return out
@@ -266,8 +268,8 @@ def apply(modules, decision, rows=None):
 
 def nchw_only(rows, min_speedup):
     """The decision without channels-last: a kernel where it wins by the margin."""
-    return {n: SPCONV if r["spconv"] * min_speedup <= r["kept"] else TORCH
-            for n, r in rows.items()}
+    return {n: SPCONV if r.get("spconv") is not None and r["spconv"] * min_speedup <= r["kept"]
+            else TORCH for n, r in rows.items()}
 
 
 def all_kept(rows):

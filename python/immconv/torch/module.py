@@ -58,7 +58,7 @@ class SpconvConv2d(nn.Module):
                  accumulate=None):
         super().__init__()
         self.name = name
-        self.kernel = kernel  # the sidecar entry (docs/launch-abi.md)
+        self.kernel = kernel  # the sidecar entry (docs/launch-abi.md); None: no kernel
         self.cubin, self.sidecar = cubin, sidecar
         self.register_buffer("weight", torch.as_tensor(weight))
         self.register_buffer("bias", torch.as_tensor(bias) if bias is not None else None)
@@ -68,7 +68,7 @@ class SpconvConv2d(nn.Module):
         self.original = original  # nn.Sequential(conv, [bn], [act]) as in the source model
         self.dtype, self.accumulate = dtype, accumulate
         want = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16"}[dtype]
-        got = [p.get("dtype", "f32") for p in kernel.get("params", ())]
+        got = [p.get("dtype", "f32") for p in (kernel or {}).get("params", ())]
         if any(g != want for g in got):
             raise ValueError("%s: kernel %s has params of %s, not %s" % (
                 name, kernel.get("entry"), got, want))
@@ -99,7 +99,8 @@ class SpconvConv2d(nn.Module):
         kept = ", kept_layout=channels_last (%s)" % self.kept_impl if (
             self.mode == "torch" and self.kept_layout == "channels_last") else ""
         return "%s, entry=%s, %s -> %s, act=%s, mode=%s%s%s" % (
-            self.name, self.kernel["entry"], list(self.input_shape), list(self.output_shape),
+            self.name, self.kernel["entry"] if self.kernel else None, list(self.input_shape),
+            list(self.output_shape),
             self.activation, self.mode, kept, half)
 
     def check_shape(self, x):
@@ -130,6 +131,9 @@ class SpconvConv2d(nn.Module):
 
     def run_kernel(self, x):
         """Launch the compiled kernel on PyTorch's current stream; output allocated by torch."""
+        if self.kernel is None:
+            raise RuntimeError("%s has no kernel (the half-precision default rule did not "
+                               "compile it): it runs in mode 'torch'" % self.name)
         self.check_shape(x)
         # the kernel reads and writes plain NCHW tensors of its dtype
         x = x.to(self.dtype).contiguous()

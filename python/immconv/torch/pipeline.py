@@ -181,7 +181,9 @@ def plan(model, example_input, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD, ke
 
     A conv's kernel has the dtype of its weight (float32, float16, bfloat16): a half conv
     (model.half(), model.bfloat16()) becomes a half spconv.conv2d whose folded f32 weights the
-    compiler rounds; `accumulate` ("half" or "f32") says where its sums live."""
+    compiler rounds; `accumulate` ("half" or "f32") says where its sums live. A record with
+    `fused_only` (the reason) is a half conv the default rule does not compile: it is
+    rewritten without a kernel, kept in PyTorch, fused and channels-last."""
     resolve_accumulate(accumulate, "f16")  # rejects a bad option before any work
     gm = trace(model)
     if gm is None:
@@ -219,7 +221,10 @@ def plan(model, example_input, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD, ke
         w0 = conv.weight.detach()
         sparsity = float((w0 == 0).sum().item()) / w0.numel()
         why = _keep_by_policy(name, conv, sparsity, keep, sparsity_threshold)
-        if why:
+        # A half conv the default rule keeps gets no kernel, but is rewritten all the same,
+        # to run fused and channels-last (layout.py): a layer record marked fused_only.
+        fused_only = why if why and why.startswith(policy.HALF_RULE) else None
+        if why and not fused_only:
             kept[name] = why
             continue
         bn = modules[bn_name] if bn_name else None
@@ -253,6 +258,8 @@ def plan(model, example_input, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD, ke
                        "groups": spec.groups, "sparsity": sparsity, "dtype": dtype,
                        "accumulate": acc,
                        "weights_sha256": weights_hash(w, b), "_spec": spec})
+        if fused_only:
+            layers[-1]["fused_only"] = fused_only
     return layers, kept
 
 
@@ -409,6 +416,8 @@ def write_manifest(out_dir, layers, kept, sparsity_threshold, extra=None):
     """manifest.json (version 2: each layer names its cubin and sidecar in out_dir). Without
     out_dir nothing is written and the layers name the kernel cache's files."""
     placed = {}
+    fused = [l for l in layers if l.get("fused_only")]
+    layers = [l for l in layers if not l.get("fused_only")]
     for l in layers:
         if out_dir is None:
             l["cubin"], l["sidecar"] = os.path.abspath(l["_cubin"]), os.path.abspath(
@@ -426,6 +435,9 @@ def write_manifest(out_dir, layers, kept, sparsity_threshold, extra=None):
                 "sparsity_threshold": sparsity_threshold,
                 "layers": [{k: v for k, v in l.items() if not k.startswith("_")} for l in layers],
                 "kept": kept}
+    if fused:  # no kernel: rewritten to run fused, channels-last (plan)
+        manifest["fused"] = [{k: v for k, v in l.items() if not k.startswith("_")}
+                             for l in fused]
     manifest.update(extra or {})
     if out_dir is not None:
         with open(os.path.join(out_dir, MANIFEST), "w") as f:
@@ -511,7 +523,8 @@ def compile_graph(model, example_input, out_dir, *, sparsity_threshold=DEFAULT_S
         import tempfile
         out_dir = tempfile.mkdtemp(prefix="immconv-")
         atexit.register(shutil.rmtree, out_dir, True)
-    resolve_kernels(layers, out_dir, cache, cache_dir=cache_dir, jobs=jobs, progress=progress,
+    resolve_kernels([l for l in layers if not l.get("fused_only")], out_dir, cache,
+                    cache_dir=cache_dir, jobs=jobs, progress=progress,
                     extra_args=tuple(compiler_args))
     manifest = write_manifest(out_dir, layers, kept, sparsity_threshold)
     # a module prepare() made (lifted graphs) is ours to rewrite; a user's model is copied
@@ -520,7 +533,8 @@ def compile_graph(model, example_input, out_dir, *, sparsity_threshold=DEFAULT_S
         min_speedup = policy.DEFAULT_MIN_SPEEDUP if _on_cuda(example_input) and layers else None
     if min_speedup is not None:
         res = apply_min_speedup(compiled, example_input, min_speedup, graphs=min_speedup_graphs,
-                                cache=cache, keys={l["module"]: l["key"] for l in layers})
+                                cache=cache, keys={l["module"]: l["key"] for l in layers
+                                                   if "key" in l})
         if res is not None:
             # load() applies the measured decisions too
             manifest["min_speedup"] = min_speedup
@@ -549,9 +563,11 @@ MEASURED_KEYS = ("spconv", "cudnn", "x", "baseline", "cudnn_fp32", "x_fp32", "ke
 
 
 def totals(rows):
-    """Sums of the per-layer times: spconv, cudnn (each layer's own baseline), and each
-    named baseline that every row has."""
-    out = {k: sum(r[k] for r in rows) for k in ("spconv", "cudnn")}
+    """Sums of the per-layer times: spconv (over the layers with a kernel), cudnn (each
+    layer's own baseline), and each named baseline that every row has."""
+    out = {k: sum(r[k] for r in rows if r.get(k) is not None) for k in ("spconv", "cudnn")}
+    if any(r.get("spconv") is None for r in rows):
+        out["layers_without_kernel"] = sum(r.get("spconv") is None for r in rows)
     for name in {r.get("baseline") for r in rows}:
         if name and all(name in r for r in rows):
             out[name] = sum(r[name] for r in rows)
@@ -647,6 +663,18 @@ def _original(modules, layer):
     return nn.Sequential(*parts)
 
 
+def _kernel_of(layer, name, sidecar, kernels):
+    """The sidecar entry of a manifest layer, checked against it."""
+    if layer["kernel"] >= len(kernels):
+        raise LoadError("%s has %d kernels, the manifest wants kernel %d"
+                        % (sidecar, len(kernels), layer["kernel"]))
+    k = kernels[layer["kernel"]]
+    if k["entry"] != layer["entry"]:
+        raise LoadError("%s: sidecar kernel %d is %s, manifest says %s"
+                        % (name, layer["kernel"], k["entry"], layer["entry"]))
+    return k
+
+
 def build(model, manifest, out_dir, inplace=False):
     """Rewrite a copy of `model` (model itself with inplace): each manifest layer's conv
     (+ bn, act) -> SpconvConv2d."""
@@ -657,17 +685,20 @@ def build(model, manifest, out_dir, inplace=False):
     gm = trace(work)
     chains = {c.conv: c for c in find_chains(gm).values()} if gm is not None else {}
     nodes = {n.name: n for n in gm.graph.nodes} if gm is not None else {}
-    for layer in manifest["layers"]:
+    for layer in manifest["layers"] + manifest.get("fused", []):
         name = layer["module"]
         if name not in modules or not isinstance(modules[name], nn.Conv2d):
             raise LoadError("the model has no conv %s (compiled from another model?)" % name)
-        sidecar = os.path.abspath(os.path.join(out_dir, layer.get("sidecar") or
-                                               manifest["sidecar"]))
-        cubin = os.path.abspath(os.path.join(out_dir, layer.get("cubin") or manifest["cubin"]))
-        if sidecar not in sidecars:
-            with open(sidecar) as f:
-                sidecars[sidecar] = json.load(f)["kernels"]
-        kernels = sidecars[sidecar]
+        fused_only = bool(layer.get("fused_only"))
+        sidecar = cubin = None
+        if not fused_only:
+            sidecar = os.path.abspath(os.path.join(out_dir, layer.get("sidecar") or
+                                                   manifest["sidecar"]))
+            cubin = os.path.abspath(os.path.join(out_dir, layer.get("cubin") or
+                                                 manifest["cubin"]))
+            if sidecar not in sidecars:
+                with open(sidecar) as f:
+                    sidecars[sidecar] = json.load(f)["kernels"]
         conv = modules[name]
         dtype = layer.get("dtype", "f32")
         if DTYPES.get(conv.weight.dtype) != dtype:
@@ -677,18 +708,15 @@ def build(model, manifest, out_dir, inplace=False):
         w, b = folded_weights(conv, bn)
         if weights_hash(w, b) != layer["weights_sha256"]:
             raise LoadError("%s: the model's (folded) weights differ from those compiled into "
-                            "%s: load the same state_dict as at compile time" % (name, cubin))
-        if layer["kernel"] >= len(kernels):
-            raise LoadError("%s has %d kernels, the manifest wants kernel %d"
-                            % (sidecar, len(kernels), layer["kernel"]))
-        k = kernels[layer["kernel"]]
-        if k["entry"] != layer["entry"]:
-            raise LoadError("%s: sidecar kernel %d is %s, manifest says %s"
-                            % (name, layer["kernel"], k["entry"], layer["entry"]))
+                            "%s: load the same state_dict as at compile time"
+                            % (name, cubin or "the manifest"))
+        k = None if fused_only else _kernel_of(layer, name, sidecar, sidecars[sidecar])
         new = SpconvConv2d(name, k, cubin, sidecar, w, b, layer["stride"], layer["padding"],
                            layer["dilation"], layer["groups"], layer["act"], layer["input_shape"],
                            layer["output_shape"], _original(modules, layer),
                            dtype=TORCH_DTYPES[dtype], accumulate=layer.get("accumulate"))
+        if fused_only:
+            new.keep_in_torch(layout.CHANNELS_LAST)  # no kernel; the policy may pick NCHW
         if name in manifest.get("torch_mode", ()):
             # measured slower than its original (min_speedup), in this layout
             cl = manifest.get("torch_channels_last", {})
@@ -718,7 +746,7 @@ def build(model, manifest, out_dir, inplace=False):
     gm.delete_all_unused_submodules()
     # relu(conv + residual) as one call a kept channels-last layer fuses (half precision:
     # only those layers can be kept channels-last)
-    layout.fuse_add_relu(gm, {l["module"] for l in manifest["layers"]
+    layout.fuse_add_relu(gm, {l["module"] for l in manifest["layers"] + manifest.get("fused", [])
                               if l.get("dtype", "f32") != "f32" and l["act"] == "none"})
     return gm
 

@@ -5,7 +5,8 @@ Two stages, both on by default:
 1. Before compiling (no GPU needed): `default_keep(conv)` keeps a conv in PyTorch unless its
    weights are at least SPARSE_ENOUGH (0.9) sparse or each output needs at most
    MAX_FMAS_PER_OUTPUT (256) nonzero weights (nnz / K, the FMAs the kernel issues per output
-   value). This replaces the old `sparsity_threshold=0.5` placeholder and rests on committed
+   value); a half-precision conv unless it needs at most HALF_MAX_FMAS_PER_OUTPUT (64), and
+   such a conv still runs fused, channels-last, without a kernel (layout.py). This replaces the old `sparsity_threshold=0.5` placeholder and rests on committed
    runs (docs/python.md, "Which convs are compiled"):
    - paper10 at p = 0.5, batch 64 (bench/results/2026-11-25-sm-affinity/suite-final, H100):
      every layer with at most 250 FMAs per output is faster than the best legacy cuDNN FP32
@@ -22,11 +23,19 @@ Two stages, both on by default:
    channels-last, and the choice weighs the layout conversions between neighbours and is
    checked end to end (layout.py).
 """
+import torch
+
 SPARSE_ENOUGH = 0.9
 # a conv pruned to 90% by keeping ceil(0.1 n) weights reads as 0.8999998 sparse: measured
 # runs at "p = 0.9" are such convs, so the bar allows the rounding
 SPARSE_ENOUGH_TOLERANCE = 5e-4
 MAX_FMAS_PER_OUTPUT = 256
+# Half precision: of the 171 FP16 layers of ResNet-50 (batch 64 and 1), MobileNetV2 and
+# VGG-16 (batch 64) at p = 0.9, no layer with more than 64 FMAs per output beat cuDNN with
+# the layer kept channels-last (0 of 57; 57 of the 114 at or below did: H200,
+# bench/results/2026-11-26-half-layout/fmas_per_output.txt).
+HALF_MAX_FMAS_PER_OUTPUT = 64
+HALF_RULE = "default rule (half precision)"
 DEFAULT_MIN_SPEEDUP = 1.05
 
 AUTO = "auto"
@@ -43,8 +52,15 @@ def sparsity(conv):
 
 
 def default_keep(conv):
-    """None if the default rule compiles `conv`, else the reason it stays in PyTorch."""
+    """None if the default rule compiles `conv`, else the reason it stays in PyTorch. A half
+    conv (float16/bfloat16 weights) is compiled if it needs at most HALF_MAX_FMAS_PER_OUTPUT
+    FMAs per output; one the half rule keeps (the reason starts with HALF_RULE) is still
+    rewritten, without a kernel, to run fused and channels-last (pipeline.plan)."""
     p, f = sparsity(conv), fmas_per_output(conv)
+    if conv.weight.dtype in (torch.float16, torch.bfloat16):
+        if f <= HALF_MAX_FMAS_PER_OUTPUT:
+            return None
+        return "%s: %.0f FMAs per output > %d" % (HALF_RULE, f, HALF_MAX_FMAS_PER_OUTPUT)
     if p >= SPARSE_ENOUGH - SPARSE_ENOUGH_TOLERANCE or f <= MAX_FMAS_PER_OUTPUT:
         return None
     return ("default rule: sparsity %.3f < %.2f and %.0f FMAs per output > %d"
