@@ -108,7 +108,9 @@ def benchmark_layers(compiled_model, example_input, warmup=10, repeats=50, graph
             for h in hooks:
                 h.remove()
             for n, m in layers:
-                x = inputs[n]
+                # every option timed on its own layout (the captured input may arrive
+                # channels-last, from a layer kept so): NCHW here, channels-last in baseline()
+                x = inputs[n].contiguous()
                 name, orig, xb = baseline(m, x)
                 if graphs:
                     timed = lambda fn: time_cuda_graph(fn, warmup, repeats, calls=calls)
