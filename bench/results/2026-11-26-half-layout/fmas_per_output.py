@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Per FP16 layer of this directory's runs: FMAs per output (nnz / K) and whether the kernel
+"""Per FP16 layer of the runs in history/78a405d (every conv compiled, before the half rule): FMAs per output (nnz / K) and whether the kernel
 beat the layer kept channels-last by the policy's 5% margin (`spconv` * 1.05 <= its
 `kept_channels_last`). K comes from the kernels' sidecars in the kernel cache the runs used
 (.cache/carry-half2, not in git); the result is fmas_per_output.txt."""
@@ -14,7 +14,7 @@ rows = []
 for net, unit in UNITS.items():
     with open(os.path.join(CACHE, unit, "model.json")) as f:
         ks = {k["entry"]: k["conv"]["K"] for k in json.load(f)["kernels"]}
-    with open(os.path.join(HERE, "%s-f16-default.json" % net)) as f:
+    with open(os.path.join(HERE, "history", "78a405d", "%s-f16-default.json" % net)) as f:
         layers = json.load(f)["variants"]["immconv_explicit"]["measured"]["layers"]
     for l in layers:
         fpo = l["nnz"] / ks[l["entry"]]
