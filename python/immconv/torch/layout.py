@@ -3,9 +3,10 @@
 A compiled kernel reads and writes NCHW. A half-precision layer kept in PyTorch can run NCHW
 (the original modules on the model's own tensors) or channels-last, where cuDNN's
 tensor-core convs are 1.1-2.4x faster on ResNet-50 (bench/results/2026-11-26-torch-half-full)
-and SpconvConv2d.run_channels_last also folds the BN and fuses the ReLU. Converting a tensor between the two layouts is a copy
-(`contiguous(memory_format=...)`), so which layout pays depends on the neighbours: a run of
-kept layers converts once at each end, a lone kept layer between two kernels twice.
+and SpconvConv2d.run_channels_last also folds the BN and fuses the ReLU. Converting a tensor
+between the two layouts is a copy (`contiguous(memory_format=...)`), so which layout pays
+depends on the neighbours: a run of kept layers converts once at each end, a lone kept layer
+between two kernels twice.
 
 Each layer therefore has up to three options, with the times benchmark_layers measured:
 
@@ -280,10 +281,10 @@ def all_kept(rows):
 def decide(model, args, rows, min_speedup, timer=None):
     """Decide and apply (see the module docstring). rows: {layer: measured row}. With
     `timer` (a function of a callable giving its milliseconds), a decision that keeps any
-    layer channels-last is timed end to end against `nchw_only`'s, and the faster applies.
-    Returns (decision, report): the report has each layer's producer, the layouts assumed
-    for layers without one, the junctions, the modelled total, the rounds and sweeps it
-    took, and the end-to-end times."""
+    layer channels-last is timed end to end with `nchw_only`'s and `all_kept`'s, and the
+    module docstring's rule picks one. Returns (decision, report): the report has each
+    layer's producer, the layouts assumed for layers without one, the junctions, the
+    modelled total, the rounds and sweeps it took, and the end-to-end times and candidates."""
     modules = dict(model.named_modules())
     names = list(rows)
     order, producers, arrived = trace(model, args, names)
