@@ -14,10 +14,11 @@ it. For FP32 it is the baseline itself; for a half-precision layer it is cuDNN o
 tensors, which a channels-last baseline does not time. A half-precision row also has
 `kept_channels_last`, the layer kept in channels-last as SpconvConv2d.run_channels_last runs
 it, the faster of its two ways (`kept_channels_last_impl`: "folded", BN folded and ReLU
-fused, or "original", the baseline's modules), and `to_channels_last` and `to_nchw`: the layer's input
-converted to channels-last and back (`contiguous(memory_format=...)`), which the policy
-charges where a kept layer's layout differs from its neighbours' (layout.py). The result has the layout of
-bench/network_summary.py (`layers` rows and `totals`), so immconv.plots draws it.
+fused, or "original", the baseline's modules), and `to_channels_last` and `to_nchw`: the
+layer's input converted to channels-last and back (`contiguous(memory_format=...)`), which
+the policy charges where a kept layer's layout differs from its neighbours' (layout.py). A
+layer without a kernel (the half rule, policy.py) has `spconv` None. The result has the
+layout of bench/network_summary.py (`layers` rows and `totals`), so immconv.plots draws it.
 """
 import copy
 import statistics
