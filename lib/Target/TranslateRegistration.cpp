@@ -31,7 +31,6 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 
-#include <cstdlib>
 
 using namespace mlir;
 using namespace spconv;
@@ -213,11 +212,9 @@ struct TranslateFlags {
   FailureOr<ArtifactOptions> options(Location loc) const {
     ArtifactOptions o = plainOptions();
     bool fromFlag = tuningTable.getNumOccurrences() > 0;
-    std::string path = fromFlag ? tuningTable.getValue() : std::string();
-    if (!fromFlag)
-      if (const char *env = std::getenv("SPCONV_TUNING_TABLE"))
-        path = env;
-    if (path.empty() || path == "none")
+    std::string path = TuningTable::resolvePath(
+        fromFlag ? std::optional<llvm::StringRef>(tuningTable.getValue()) : std::nullopt);
+    if (path.empty())
       return o;
     if (o.foldAt == FoldLevel::LLVM) {
       if (fromFlag)

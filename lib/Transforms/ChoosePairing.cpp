@@ -14,7 +14,6 @@
 
 #include "llvm/ADT/STLExtras.h"
 
-#include <cstdlib>
 
 namespace spconv {
 #define GEN_PASS_DEF_SPCONVCHOOSEPAIRING
@@ -37,11 +36,10 @@ struct SpconvChoosePairingPass
     ModuleOp module = getOperation();
     std::shared_ptr<const TuningTable> table = given;
     if (!useGiven) {
-      std::string path = tuningTable;
+      // The option empty: $SPCONV_TUNING_TABLE, as spconv-translate's flag.
+      std::string path = TuningTable::resolvePath(
+          tuningTable.empty() ? std::nullopt : std::optional<llvm::StringRef>(tuningTable));
       if (path.empty())
-        if (const char *env = std::getenv("SPCONV_TUNING_TABLE"))
-          path = env;
-      if (path.empty() || path == "none")
         return markAllAnalysesPreserved();
       llvm::Expected<TuningTable> loaded = TuningTable::load(path);
       if (!loaded) {

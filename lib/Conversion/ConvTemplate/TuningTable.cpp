@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 
 using namespace spconv;
 
@@ -273,6 +274,15 @@ llvm::Expected<TuningTable> TuningTable::parse(llvm::StringRef text, llvm::Strin
     }
   }
   return std::move(table);
+}
+
+std::string TuningTable::resolvePath(std::optional<llvm::StringRef> flag) {
+  std::string path;
+  if (flag)
+    path = flag->str();
+  else if (const char *env = std::getenv("SPCONV_TUNING_TABLE"))
+    path = env;
+  return path == "none" ? std::string() : path;
 }
 
 llvm::Expected<TuningTable> TuningTable::load(llvm::StringRef path) {

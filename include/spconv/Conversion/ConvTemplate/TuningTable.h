@@ -37,6 +37,10 @@ class TuningTable {
 public:
   /// Reads and checks a table; errors name the file and the JSON path of the bad field.
   static llvm::Expected<TuningTable> load(llvm::StringRef path);
+
+  /// The table a compile uses: `flag` where given (std::nullopt: not given), else
+  /// $SPCONV_TUNING_TABLE; "" when that is empty or "none" (no table).
+  static std::string resolvePath(std::optional<llvm::StringRef> flag);
   static llvm::Expected<TuningTable> parse(llvm::StringRef text, llvm::StringRef name);
 
   /// The entry for `shape` (a half-precision conv is matched by its logical conv, its type,
