@@ -8,6 +8,8 @@
 # Records wall time and peak resident memory of the whole compile (GNU time: the maximum
 # over the process and its waited-for children, i.e. the largest single process) in
 # OUTDIR/compile.json. Uses $SPCONV_CACHE_DIR (default OUTDIR/cache; 'none' disables).
+# SPCONV_DTYPE=f16|bf16 makes the activations half precision (networks.py --dtype); the
+# weights stay f32 and are rounded by the compiler.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source=bench/peak_rss.sh
@@ -18,6 +20,7 @@ net="$1"; batch="$2"; sparsity="$3"; seed="$4"; out="$5"; shift 5
 bin="${SPCONV_BIN:-$root/build/bin}"
 mkdir -p "$out"
 args="$net --batch $batch --sparsity $sparsity --seed $seed"
+[ "${SPCONV_DTYPE:-f32}" = f32 ] || args+=" --dtype $SPCONV_DTYPE"
 echo "$args" > "$out/gen.args"
 # shellcheck disable=SC2086
 /usr/bin/python3 "$here/networks.py" $args -o "$out/net.mlir"

@@ -19,8 +19,10 @@
 # (dir-*: --direct-inputs=2 on 1x1 filters, with padding, strides, groups past K, splits,
 # packed images past the batch, pieces, SM affinity, both folds), folded in PTX
 # (one from NVPTX at -O0) and in LLVM IR, each verified on the GPU against cuDNN FP32.
-# Compiled half-precision kernels (f16-*, bf16-*: --dtype, each pairing), checked element-wise
-# against the bound their sidecar states.
+# Compiled half-precision kernels (f16-*, bf16-*: --dtype, each pairing; *-dir-*: direct
+# inputs, each word's two 16-bit reads, with the dir-* cases' padding, strides, groups,
+# splits, packed images, pieces, SM affinity and both folds), checked element-wise against
+# the bound their sidecar states.
 # Half precision (half-*): hand-written f16/bf16 kernels from bench/make_fake_half_case.py
 # (no compiler needed), checked element-wise against their stated bound; the broken ones
 # (an output left unwritten, an output moved 2x past its bound) must be rejected by
@@ -155,6 +157,15 @@ shapes=(
   "bf16-images2|--shape 5,20,8,8,13,3,3 --pad 1,1,1,1 --bias --dtype bf16|--images-per-block=2 --tile-p=4 --threads-q=8"
   "f16-acc16-bias-loop|--shape 1,32,14,14,16,3,3 --stride 2,2 --pad 1,1,1,1 --bias --relu --dtype f16 --accumulate f16|--block-k=8 --chunk-c=4 --chunk-loop=2"
   "f16-groups-pieces|--shape 2,16,10,10,16,3,3 --groups 2 --pad 1,1,1,1 --bias --relu --dtype f16|--block-k=4 --code-budget=150"
+  "f16-dir-1x1-s2|--shape 5,24,15,14,20,1,1 --stride 2,2 --pad 1,0,1,1 --bias --relu --dtype f16|--block-k=8 --direct-inputs=2"
+  "f16-dir-columns|--shape 1,24,15,13,20,1,1 --pad 1,0,1,1 --bias --dtype f16|--block-k=8 --direct-inputs=2"
+  "bf16-dir-rows|--shape 1,24,15,13,20,1,1 --pad 1,0,1,1 --bias --relu --dtype bf16 --pairing rows|--direct-inputs=2"
+  "f16-dir-groups-partial|--shape 3,24,7,7,36,1,1 --groups 4 --dtype f16 --accumulate f32|--block-k=27 --direct-inputs=2"
+  "f16-dir-split|--shape 2,64,14,14,24,1,1 --bias --relu --dtype f16|--block-k=8 --split-c=2 --direct-inputs=2"
+  "f16-dir-images-partial|--shape 5,40,7,7,24,1,1 --bias --relu --dtype f16|--images-per-block=2 --block-k=8 --direct-inputs=2"
+  "f16-dir-pieces|--shape 3,48,9,11,13,1,1 --dtype f16|--block-k=3 --code-budget=150 --direct-inputs=2"
+  "f16-dir-llvm|--shape 2,160,14,14,44,1,1 --bias --relu --dtype f16|--block-k=8 --fold-at=llvm --direct-inputs=2"
+  "f16-dir-sm-affine|--shape 3,24,10,12,20,1,1 --stride 2,2 --bias --relu --dtype f16|--sm-affinity=2 --block-k=8 --direct-inputs=2"
 )
 sparsities=(0 0.5 0.9 1.0)
 # name|make_fake_half_case.py flags|the status spconv-bench must give (ok or failed)

@@ -2,7 +2,8 @@
 # usage: bench/run_network.sh BUNDLE OUTDIR
 #
 # Runs every kernel of a compiled network on the GPU machine, each checked against cuDNN
-# FP32 before it is timed against cuDNN FP32/TF32 and cuSPARSE (spconv-bench), and writes
+# FP32 before it is timed against cuDNN FP32/TF32 and cuSPARSE (spconv-bench; a half
+# network's kernels against their stated bound, and timed against cuDNN in their type too), and writes
 # OUTDIR/<NN>-<layer>.json per conv plus OUTDIR/network.json (per-conv and summed times).
 #
 # BUNDLE holds what the compile machine made (bench/compile_network.sh):
@@ -63,6 +64,8 @@ def vs(ms, base):  # "-" for a baseline skipped (--no-tf32, --no-cusparse)
 print("%d convs, %d checked ok; sum ms: spconv %.3f  cudnn_fp32 %s  cudnn_tf32 %s  cusparse %s" % (
     s["convs"], s["checked_ok"], t["spconv"], vs(t["spconv"], t["cudnn_fp32"]),
     vs(t["spconv"], t.get("cudnn_tf32")), vs(t["spconv"], t.get("cusparse"))))
+if t.get("best_cudnn_half"):
+    print("half precision: legacy cuDNN best half %s" % vs(t["spconv"], t["best_cudnn_half"]))
 ratio = lambda x: "x%.2f" % x if x else "-"
 for l in s["layers"]:
     print("  %-24s %8.4f ms  %s fp32  %s tf32  %s" % (l["layer"], l["spconv"], ratio(l["x_fp32"]), ratio(l.get("x_tf32")), l["status"]))

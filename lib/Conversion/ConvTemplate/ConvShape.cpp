@@ -562,9 +562,9 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
   // output per thread), unless asked not to: ResNet-50 at batch 64 5.62 -> 5.03 ms, every
   // 1x1 conv 1.01-1.50x (docs/tuning-log.md, "Direct inputs"). They have no staging to
   // loop over or to copy asynchronously.
-  // Half precision stages both halves of a word from two places (ConvShape::pairing):
-  // neither one global read per FMA input nor one cp.async per tile word can do that.
-  if (t.directInputs == 1 || sh.r != 1 || sh.s != 1 || t.outputsPerThread != 1 || sh.isHalf())
+  // Half precision reads both halves of its word (two 16-bit loads and a pack,
+  // DirectInputs), as its staging does.
+  if (t.directInputs == 1 || sh.r != 1 || sh.s != 1 || t.outputsPerThread != 1)
     t.directInputs = 1;
   else
     t.directInputs = 2;

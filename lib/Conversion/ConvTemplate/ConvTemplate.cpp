@@ -155,6 +155,33 @@ DirectInputs ConvTemplateEmitter::emitDirectInputs(OpBuilder &b, Location loc, V
   d.y = clamp(iy, shape.h);
   d.x = clamp(ix, shape.w);
   d.cBase = emitWindowStart(b, loc, kb, kBase);
+  if (!shape.isHalf())
+    return d;
+  // The pair lies half the paired extent further along images, rows or columns (as in
+  // emitStage); it is absent past the logical extent, and 0 in the padding.
+  ConvShape logical = shape.logical();
+  d.nHi = d.n;
+  d.yHi = d.y;
+  d.xHi = d.x;
+  Value ok = d.inside;
+  auto both = [&](Value a, Value c) -> Value {
+    return a ? arith::AndIOp::create(b, loc, a, c).getResult() : c;
+  };
+  if (shape.pairing == Pairing::images) {
+    Value n2 = arith::AddIOp::create(b, loc, d.n, cst(b, loc, shape.n));
+    ok = both(ok, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, n2,
+                                        cst(b, loc, logical.n)));
+    d.nHi = clamp(n2, logical.n);
+  } else if (shape.pairing == Pairing::rows) {
+    Value iy2 = arith::AddIOp::create(b, loc, iy, cst(b, loc, shape.p * shape.sh));
+    ok = both(inRange(iy2, shape.h), inRange(ix, shape.w));
+    d.yHi = clamp(iy2, shape.h);
+  } else if (shape.pairing == Pairing::columns) {
+    Value ix2 = arith::AddIOp::create(b, loc, ix, cst(b, loc, shape.q * shape.sw));
+    ok = both(inRange(iy, shape.h), inRange(ix2, shape.w));
+    d.xHi = clamp(ix2, shape.w);
+  }
+  d.insideHi = ok;
   return d;
 }
 
@@ -565,8 +592,8 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
   // Direct inputs (a 1x1 filter, one output a thread): channel cc of the chunk from global
   // memory, H x W elements after channel cc - 1, 0 in the padding.
   Value paddingZero;
-  if (direct && direct->inside)
-    paddingZero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  if (direct && (direct->inside || direct->insideHi))
+    paddingZero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType(b)));
   auto loadDirect = [&](Value cc) -> Value {
     Value c = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, dCc + c0),
                                             ValueRange{cc});
@@ -576,8 +603,15 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
       c = arith::MinUIOp::create(b, loc, c, cst(b, loc, shape.c - 1));
     Value v = memref::LoadOp::create(b, loc, direct->input,
                                      ValueRange{direct->n, c, direct->y, direct->x});
-    return direct->inside ? arith::SelectOp::create(b, loc, direct->inside, v, paddingZero)
-                          : v;
+    if (direct->inside)
+      v = arith::SelectOp::create(b, loc, direct->inside, v, paddingZero);
+    if (!shape.isHalf())
+      return v;
+    Value hi = memref::LoadOp::create(b, loc, direct->input,
+                                      ValueRange{direct->nHi, c, direct->yHi, direct->xHi});
+    if (direct->insideHi)
+      hi = arith::SelectOp::create(b, loc, direct->insideHi, hi, paddingZero);
+    return emitPack(b, loc, v, hi);
   };
   loopOver(chunkChannels, [&](Value cc) {
     loopOver(shape.r, [&](Value r) {

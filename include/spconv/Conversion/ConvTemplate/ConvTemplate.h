@@ -31,11 +31,16 @@ struct BlockCoords {
 /// of the window is input[n, cBase + c, y, x], clamped to C - 1 where the window runs past
 /// C (the last block of a grouped conv that block-k does not divide: those channels feed
 /// only output channels past K, never stored).
+/// Half precision: the thread's word also reads the lo element's pair (ConvShape::pairing),
+/// at (nHi, yHi, xHi), 0 where insideHi is false (past the logical extent or in the
+/// padding): two 16-bit loads and a pack, as staging does, but into a register.
 struct DirectInputs {
   mlir::Value input;
   mlir::Value n, y, x;            // the thread's image and input element (clamped inside)
   mlir::Value cBase = nullptr;    // the window's first channel (null: 0)
   mlir::Value inside = nullptr;   // the element lies inside the input (null: no padding)
+  mlir::Value nHi = nullptr, yHi = nullptr, xHi = nullptr; // half: the pair (clamped)
+  mlir::Value insideHi = nullptr; // half: the pair exists and lies inside the input
 };
 
 class ConvTemplateEmitter {
