@@ -321,9 +321,13 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
     // budget and block-k is the heuristic's to choose.
     // Whether the retry may put an over-budget tiling's chunks in a loop: the chunk loop is
     // the heuristic's to choose and every group would walk two or more chunks.
+    // A kernel that reads its inputs directly has no chunks to loop over (chooseTiling
+    // keeps its chunk loop at 1 whatever is asked): retrying it "in a loop" would rebuild
+    // the same block for ever where block-k may not halve either (an explicit --block-k).
     auto mayLoop = [&](const Tiling &tiling) {
       KernelGeometry g(shape, tiling);
-      return convOptions.tiling.chunkLoop == 0 && g.numChunks >= 2 * g.splitC;
+      return convOptions.tiling.chunkLoop == 0 && !tiling.readsInputsDirectly() &&
+             g.numChunks >= 2 * g.splitC;
     };
     // Whether the retry may halve block-k, and the request that does: half the block-k, in
     // the form the heuristic (or the user) picks for it: straight-line where the heuristic
