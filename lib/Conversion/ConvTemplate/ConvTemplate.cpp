@@ -157,32 +157,40 @@ DirectInputs ConvTemplateEmitter::emitDirectInputs(OpBuilder &b, Location loc, V
   d.cBase = emitWindowStart(b, loc, kb, kBase);
   if (!shape.isHalf())
     return d;
-  // The pair lies half the paired extent further along images, rows or columns (as in
-  // emitStage); it is absent past the logical extent, and 0 in the padding.
-  ConvShape logical = shape.logical();
-  d.nHi = d.n;
-  d.yHi = d.y;
-  d.xHi = d.x;
-  Value ok = d.inside;
+  PairedElement hi = emitPairedElement(b, loc, d.n, iy, ix, d.inside);
+  d.nHi = hi.n;
+  d.yHi = hi.y;
+  d.xHi = hi.x;
+  d.insideHi = hi.ok;
+  return d;
+}
+
+ConvTemplateEmitter::PairedElement
+ConvTemplateEmitter::emitPairedElement(OpBuilder &b, Location loc, Value n, Value iy, Value ix,
+                                       Value inside) const {
+  Value zero = cst(b, loc, 0);
+  auto inRange = [&](Value v, int64_t hi) { return emitInRange(b, loc, v, zero, hi); };
+  auto clamp = [&](Value v, int64_t hi) { return emitClamp(b, loc, v, zero, hi); };
   auto both = [&](Value a, Value c) -> Value {
     return a ? arith::AndIOp::create(b, loc, a, c).getResult() : c;
   };
+  PairedElement p{n, clamp(iy, shape.h), clamp(ix, shape.w), inside};
   if (shape.pairing == Pairing::images) {
-    Value n2 = arith::AddIOp::create(b, loc, d.n, cst(b, loc, shape.n));
-    ok = both(ok, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, n2,
-                                        cst(b, loc, logical.n)));
-    d.nHi = clamp(n2, logical.n);
+    Value n2 = arith::AddIOp::create(b, loc, n, cst(b, loc, shape.n));
+    int64_t images = shape.logical().n;
+    p.ok = both(inside, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, n2,
+                                              cst(b, loc, images)));
+    p.n = clamp(n2, images);
   } else if (shape.pairing == Pairing::rows) {
     Value iy2 = arith::AddIOp::create(b, loc, iy, cst(b, loc, shape.p * shape.sh));
-    ok = both(inRange(iy2, shape.h), inRange(ix, shape.w));
-    d.yHi = clamp(iy2, shape.h);
+    p.ok = both(inRange(iy2, shape.h), inRange(ix, shape.w));
+    p.y = clamp(iy2, shape.h);
   } else if (shape.pairing == Pairing::columns) {
     Value ix2 = arith::AddIOp::create(b, loc, ix, cst(b, loc, shape.q * shape.sw));
-    ok = both(inRange(iy, shape.h), inRange(ix2, shape.w));
-    d.xHi = clamp(ix2, shape.w);
+    p.ok = both(inRange(iy, shape.h), inRange(ix2, shape.w));
+    p.x = clamp(ix2, shape.w);
   }
-  d.insideHi = ok;
-  return d;
+  return p;
 }
 
 void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const BlockCoords &bc,
@@ -256,14 +264,6 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
   Value fzero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType(b)));
   // A packed image past the batch (BlockCoords::nOk) stages the last image: never stored.
   Value imageIndex = bc.nOk ? clamp(bc.n, shape.n) : bc.n;
-  // Half precision: a tile word holds the element the word shape stages (lo) and its pair
-  // (hi), which lies half the paired extent further along images, rows or columns.
-  ConvShape logical = shape.logical();
-  Value imageHi;
-  if (shape.pairing == Pairing::images) {
-    Value n2 = arith::AddIOp::create(b, loc, imageIndex, cst(b, loc, shape.n));
-    imageHi = clamp(n2, logical.n);
-  }
   Value cStart = cBase ? arith::AddIOp::create(b, loc, c0, cBase).getResult() : c0;
   Value dstBase = cst(b, loc, tileOffset);
   if (bc.tileBase)
@@ -285,23 +285,11 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
     Value inside = arith::AndIOp::create(b, loc, inRange(iy, shape.h), inRange(ix, shape.w));
     Value iyc = clamp(iy, shape.h), ixc = clamp(ix, shape.w);
     Value dst = arith::AddIOp::create(b, loc, dstBase, pos);
-    // The pair's coordinates and whether it exists (0 where it does not: never stored).
-    Value insideHi, iyHi = iyc, ixHi = ixc;
-    if (shape.pairing == Pairing::images) {
-      insideHi = arith::AndIOp::create(
-          b, loc, inside,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                arith::AddIOp::create(b, loc, imageIndex, cst(b, loc, shape.n)),
-                                cst(b, loc, logical.n)));
-    } else if (shape.pairing == Pairing::rows) {
-      Value iy2 = arith::AddIOp::create(b, loc, iy, cst(b, loc, shape.p * shape.sh));
-      insideHi = arith::AndIOp::create(b, loc, inRange(iy2, shape.h), inRange(ix, shape.w));
-      iyHi = clamp(iy2, shape.h);
-    } else if (shape.pairing == Pairing::columns) {
-      Value ix2 = arith::AddIOp::create(b, loc, ix, cst(b, loc, shape.q * shape.sw));
-      insideHi = arith::AndIOp::create(b, loc, inRange(iy, shape.h), inRange(ix2, shape.w));
-      ixHi = clamp(ix2, shape.w);
-    }
+    // Half precision: a tile word holds the element the word shape stages (lo) and its pair
+    // (hi).
+    PairedElement hiAt;
+    if (shape.isHalf())
+      hiAt = emitPairedElement(b, loc, imageIndex, iy, ix, inside);
     // Asynchronous staging: one cp.async per element, reading 1 float where the position is
     // inside the input and 0 (a zero fill) in the padding.
     auto elementsRead = [&](Value ok) -> Value {
@@ -335,7 +323,7 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
       for (int64_t i = 0; i < count; ++i) {
         Value cc = i ? arith::AddIOp::create(b, loc, from, cst(b, loc, i)).getResult() : from;
         Value c = arith::AddIOp::create(b, loc, cStart, cc);
-        Value ok = inside, okHi = insideHi;
+        Value ok = inside, okHi = hiAt.ok;
         if (guardC) {
           Value cOk =
               arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, cst(b, loc, shape.c));
@@ -348,8 +336,7 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
         Value v = memref::LoadOp::create(b, loc, input, ValueRange{imageIndex, c, iyc, ixc});
         v = arith::SelectOp::create(b, loc, ok, v, fzero);
         if (shape.isHalf()) {
-          Value hi = memref::LoadOp::create(
-              b, loc, input, ValueRange{imageHi ? imageHi : imageIndex, c, iyHi, ixHi});
+          Value hi = memref::LoadOp::create(b, loc, input, ValueRange{hiAt.n, c, hiAt.y, hiAt.x});
           v = emitPack(b, loc, v, arith::SelectOp::create(b, loc, okHi, hi, fzero));
         }
         values.push_back(v);

@@ -183,6 +183,16 @@ private:
                        mlir::Value hi) const;
   std::pair<mlir::Value, mlir::Value> emitUnpack(mlir::OpBuilder &b, mlir::Location loc,
                                                  mlir::Value word) const;
+  /// Half precision: where the hi element of a word lies whose lo element is input (n, iy,
+  /// ix) (`n` clamped, `iy`, `ix` not: they may lie in the padding; `inside` says whether
+  /// they do not, null for always): half the paired extent further along images, rows or
+  /// columns, clamped, and whether it exists and lies inside the input (0 where not: never
+  /// stored). Staging and direct inputs read the pair through this one rule.
+  struct PairedElement {
+    mlir::Value n, y, x, ok;
+  };
+  PairedElement emitPairedElement(mlir::OpBuilder &b, mlir::Location loc, mlir::Value n,
+                                  mlir::Value iy, mlir::Value ix, mlir::Value inside) const;
   /// The window's first input channel (null without groups: 0).
   mlir::Value emitWindowStart(mlir::OpBuilder &b, mlir::Location loc, int64_t kb,
                               mlir::Value kBase) const;
