@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the convolution stacks of real networks as spconv input.
 
-Networks (NCHW; fp32 unless --dtype f16|bf16, which sets the activations' type; weights KCRS fp32), with torchvision's layer names:
+Networks (NCHW; fp32 activations, or f16/bf16 with --dtype; weights KCRS fp32, groups = 1
+only), with torchvision's layer names:
 
   resnet50          ResNet-50 v1.5 at 224x224: 53 convs (conv1, 16 bottlenecks of 3 convs,
                     4 downsample 1x1 convs); stride 2 on the 3x3 conv2 of layer2..4's first block.

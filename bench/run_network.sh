@@ -3,8 +3,8 @@
 #
 # Runs every kernel of a compiled network on the GPU machine, each checked against cuDNN
 # FP32 before it is timed against cuDNN FP32/TF32 and cuSPARSE (spconv-bench; a half
-# network's kernels against their stated bound, and timed against cuDNN in their type too), and writes
-# OUTDIR/<NN>-<layer>.json per conv plus OUTDIR/network.json (per-conv and summed times).
+# network's kernels against their stated bound, and timed against cuDNN in their type too),
+# and writes OUTDIR/<NN>-<layer>.json per conv plus OUTDIR/network.json (per-conv and summed times).
 #
 # BUNDLE holds what the compile machine made (bench/compile_network.sh):
 #   net.json net.cubin           the sidecar and the linked cubin (kernel i = conv i)

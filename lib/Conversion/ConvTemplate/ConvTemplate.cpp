@@ -155,26 +155,21 @@ DirectInputs ConvTemplateEmitter::emitDirectInputs(OpBuilder &b, Location loc, V
   d.y = clamp(iy, shape.h);
   d.x = clamp(ix, shape.w);
   d.cBase = emitWindowStart(b, loc, kb, kBase);
-  if (!shape.isHalf())
-    return d;
-  PairedElement hi = emitPairedElement(b, loc, d.n, iy, ix, d.inside);
-  d.nHi = hi.n;
-  d.yHi = hi.y;
-  d.xHi = hi.x;
-  d.insideHi = hi.ok;
+  if (shape.isHalf())
+    d.hi = emitPairedElement(b, loc, d.n, iy, ix, d.y, d.x, d.inside);
   return d;
 }
 
-ConvTemplateEmitter::PairedElement
-ConvTemplateEmitter::emitPairedElement(OpBuilder &b, Location loc, Value n, Value iy, Value ix,
-                                       Value inside) const {
+PairedElement ConvTemplateEmitter::emitPairedElement(OpBuilder &b, Location loc, Value n,
+                                                     Value iy, Value ix, Value y, Value x,
+                                                     Value inside) const {
   Value zero = cst(b, loc, 0);
   auto inRange = [&](Value v, int64_t hi) { return emitInRange(b, loc, v, zero, hi); };
   auto clamp = [&](Value v, int64_t hi) { return emitClamp(b, loc, v, zero, hi); };
   auto both = [&](Value a, Value c) -> Value {
     return a ? arith::AndIOp::create(b, loc, a, c).getResult() : c;
   };
-  PairedElement p{n, clamp(iy, shape.h), clamp(ix, shape.w), inside};
+  PairedElement p{n, y, x, inside};
   if (shape.pairing == Pairing::images) {
     Value n2 = arith::AddIOp::create(b, loc, n, cst(b, loc, shape.n));
     int64_t images = shape.logical().n;
@@ -289,7 +284,7 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
     // (hi).
     PairedElement hiAt;
     if (shape.isHalf())
-      hiAt = emitPairedElement(b, loc, imageIndex, iy, ix, inside);
+      hiAt = emitPairedElement(b, loc, imageIndex, iy, ix, iyc, ixc, inside);
     // Asynchronous staging: one cp.async per element, reading 1 float where the position is
     // inside the input and 0 (a zero fill) in the padding.
     auto elementsRead = [&](Value ok) -> Value {
@@ -579,7 +574,7 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
   // Direct inputs (a 1x1 filter, one output a thread): channel cc of the chunk from global
   // memory, H x W elements after channel cc - 1, 0 in the padding.
   Value paddingZero;
-  if (direct && (direct->inside || direct->insideHi))
+  if (direct && (direct->inside || direct->hi.ok))
     paddingZero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType(b)));
   auto loadDirect = [&](Value cc) -> Value {
     Value c = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, dCc + c0),
@@ -594,10 +589,10 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
       v = arith::SelectOp::create(b, loc, direct->inside, v, paddingZero);
     if (!shape.isHalf())
       return v;
-    Value hi = memref::LoadOp::create(b, loc, direct->input,
-                                      ValueRange{direct->nHi, c, direct->yHi, direct->xHi});
-    if (direct->insideHi)
-      hi = arith::SelectOp::create(b, loc, direct->insideHi, hi, paddingZero);
+    const PairedElement &at = direct->hi;
+    Value hi = memref::LoadOp::create(b, loc, direct->input, ValueRange{at.n, c, at.y, at.x});
+    if (at.ok)
+      hi = arith::SelectOp::create(b, loc, at.ok, hi, paddingZero);
     return emitPack(b, loc, v, hi);
   };
   loopOver(chunkChannels, [&](Value cc) {

@@ -31,16 +31,21 @@ struct BlockCoords {
 /// of the window is input[n, cBase + c, y, x], clamped to C - 1 where the window runs past
 /// C (the last block of a grouped conv that block-k does not divide: those channels feed
 /// only output channels past K, never stored).
-/// Half precision: the thread's word also reads the lo element's pair (ConvShape::pairing),
-/// at (nHi, yHi, xHi), 0 where insideHi is false (past the logical extent or in the
-/// padding): two 16-bit loads and a pack, as staging does, but into a register.
+/// Half precision: where the hi element of a word lies (ConvShape::pairing), clamped, and
+/// whether it exists and lies inside the input (`ok`; 0 is read where not: never stored).
+/// ConvTemplateEmitter::emitPairedElement computes it, for staging and direct inputs alike.
+struct PairedElement {
+  mlir::Value n, y, x, ok;
+};
+
+/// Half precision: the thread's word also reads the lo element's pair (`hi`): two 16-bit
+/// loads and a pack, as staging does, but into a register.
 struct DirectInputs {
   mlir::Value input;
   mlir::Value n, y, x;            // the thread's image and input element (clamped inside)
   mlir::Value cBase = nullptr;    // the window's first channel (null: 0)
   mlir::Value inside = nullptr;   // the element lies inside the input (null: no padding)
-  mlir::Value nHi = nullptr, yHi = nullptr, xHi = nullptr; // half: the pair (clamped)
-  mlir::Value insideHi = nullptr; // half: the pair exists and lies inside the input
+  PairedElement hi;               // half precision only
 };
 
 class ConvTemplateEmitter {
@@ -183,16 +188,14 @@ private:
                        mlir::Value hi) const;
   std::pair<mlir::Value, mlir::Value> emitUnpack(mlir::OpBuilder &b, mlir::Location loc,
                                                  mlir::Value word) const;
-  /// Half precision: where the hi element of a word lies whose lo element is input (n, iy,
-  /// ix) (`n` clamped, `iy`, `ix` not: they may lie in the padding; `inside` says whether
-  /// they do not, null for always): half the paired extent further along images, rows or
-  /// columns, clamped, and whether it exists and lies inside the input (0 where not: never
-  /// stored). Staging and direct inputs read the pair through this one rule.
-  struct PairedElement {
-    mlir::Value n, y, x, ok;
-  };
+  /// Half precision: the pair of the word whose lo element is input (n, iy, ix), half the
+  /// paired extent further along images, rows or columns. `n` is clamped; `iy`, `ix` are
+  /// not (they may lie in the padding) and `y`, `x` are their clamped values; `inside` says
+  /// whether lo lies inside the input (null: always). Staging and direct inputs read the
+  /// pair through this one rule.
   PairedElement emitPairedElement(mlir::OpBuilder &b, mlir::Location loc, mlir::Value n,
-                                  mlir::Value iy, mlir::Value ix, mlir::Value inside) const;
+                                  mlir::Value iy, mlir::Value ix, mlir::Value y, mlir::Value x,
+                                  mlir::Value inside) const;
   /// The window's first input channel (null without groups: 0).
   mlir::Value emitWindowStart(mlir::OpBuilder &b, mlir::Location loc, int64_t kb,
                               mlir::Value kBase) const;
