@@ -129,6 +129,41 @@ llvm::Expected<std::string> readFile(StringRef path) {
   return (*buffer)->getBuffer().str();
 }
 
+} // namespace
+
+std::vector<PtxasSpill> spconv::parsePtxasSpills(StringRef log, size_t job) {
+  // ptxas 13: "ptxas warning : Registers are spilled to local memory in function 'f', 1288
+  // bytes spill stores, 1288 bytes spill loads".
+  std::vector<PtxasSpill> spills;
+  constexpr StringRef kSpilled = "Registers are spilled to local memory in function '";
+  while (!log.empty()) {
+    auto [line, rest] = log.split('\n');
+    log = rest;
+    size_t at = line.find(kSpilled);
+    if (at == StringRef::npos)
+      continue;
+    PtxasSpill spill;
+    spill.job = job;
+    StringRef tail = line.drop_front(at + kSpilled.size());
+    auto [function, counts] = tail.split('\'');
+    spill.function = function.str();
+    auto bytesBefore = [&](StringRef what) -> int64_t {
+      size_t end = counts.find(what);
+      if (end == StringRef::npos)
+        return 0;
+      StringRef number = counts.take_front(end).rtrim();
+      number = number.drop_front(number.find_last_of(" ,") + 1);
+      int64_t n = 0;
+      return number.getAsInteger(10, n) ? 0 : n;
+    };
+    spill.storeBytes = bytesBefore(" bytes spill stores");
+    spill.loadBytes = bytesBefore(" bytes spill loads");
+    spills.push_back(std::move(spill));
+  }
+  return spills;
+}
+
+namespace {
 /// How a tool's process ended, in words, with its log.
 std::string describeFailure(StringRef tool, int rc, StringRef execError, StringRef logPath) {
   std::string what;
@@ -219,7 +254,7 @@ llvm::Expected<std::string> spconv::assembleModule(StringRef ptx, const PtxasSet
   if (llvm::Error err = writeFile(ptxFile, ptx))
     return std::move(err);
   std::string arch = "-arch=" + settings.chip, opt = ptxasOptimisationFlag(settings);
-  StringRef args[] = {settings.ptxas, arch, opt, ptxFile, "-o", cubinFile};
+  StringRef args[] = {settings.ptxas, arch, opt, "--warn-on-spills", ptxFile, "-o", cubinFile};
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logFile), StringRef(logFile)};
   std::string execError;
   auto start = Clock::now();
@@ -231,6 +266,8 @@ llvm::Expected<std::string> spconv::assembleModule(StringRef ptx, const PtxasSet
   ++report.assembled;
   if (rc != 0)
     return error(describeFailure("ptxas", rc, execError, logFile));
+  if (auto log = llvm::MemoryBuffer::getFile(logFile))
+    report.spills = parsePtxasSpills((*log)->getBuffer(), 0);
   return readFile(cubinFile);
 }
 
@@ -420,7 +457,7 @@ bool PtxasPool::State::startQueued(std::unique_lock<std::mutex> &lock) {
       return false;
     }
     std::string maxReg = "--maxrregcount=" + std::to_string(job.maxRegisters);
-    llvm::SmallVector<StringRef> args{settings.ptxas, "-c", arch, opt};
+    llvm::SmallVector<StringRef> args{settings.ptxas, "-c", arch, opt, "--warn-on-spills"};
     if (job.maxRegisters > 0)
       args.push_back(maxReg);
     args.append({ptxFile, "-o", r.object});
@@ -473,6 +510,9 @@ bool PtxasPool::State::reap(bool &reaped) {
         progress.interrupt();
         llvm::errs() << "spconv: warning: object cache: " << *err << "\n";
       }
+    if (auto log = llvm::MemoryBuffer::getFile(r.log))
+      for (PtxasSpill &spill : parsePtxasSpills((*log)->getBuffer(), r.job))
+        report.spills.push_back(std::move(spill));
     ++report.assembled;
     report.processSeconds += took;
     report.instructionsAssembled += job.instructions;

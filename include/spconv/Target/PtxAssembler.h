@@ -59,6 +59,18 @@ struct PtxasSettings {
   ProgressMode progress = ProgressMode::None;
 };
 
+/// Registers ptxas spilled to local memory in one function of a unit (ptxas
+/// --warn-on-spills): at the register cap a straight-line kernel can spill, and each spill is
+/// a local-memory round trip in the FMA stream.
+struct PtxasSpill {
+  size_t job = 0;          // the unit, in the order the jobs were added (0 for one module)
+  std::string function;    // the .entry or .func that spilled
+  int64_t storeBytes = 0, loadBytes = 0;
+};
+
+/// The spills a ptxas log reports, attributed to unit `job`.
+std::vector<PtxasSpill> parsePtxasSpills(llvm::StringRef log, size_t job);
+
 struct PtxasReport {
   double seconds = 0;           // wall time of the whole step
   int64_t cacheHits = 0, assembled = 0;
@@ -71,6 +83,9 @@ struct PtxasReport {
   double processSeconds = 0;
   int64_t instructionsAssembled = 0;
   std::optional<size_t> failedJob; // the job whose ptxas failed, when one did
+  /// Spills of the units ptxas assembled in this compile (an object-cache hit reports none:
+  /// its ptxas ran in an earlier compile).
+  std::vector<PtxasSpill> spills;
 };
 
 /// The optimisation flags of a ptxas run: -O<optLevel>, or --Ofast-compile=<level>.
