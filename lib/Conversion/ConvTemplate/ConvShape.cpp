@@ -277,7 +277,7 @@ static void chooseImagesPerBlock(const ConvShape &sh, const Tiling &requested, T
     t.imagesPerBlock = std::min(requested.imagesPerBlock, sh.n);
     return;
   }
-  int64_t maxImages = 1, minBlocks = kTwoWaves;
+  int64_t maxImages = 1, minBlocks = kTwoWaves, imagesPerWord = 1;
   // Filters larger than 1x1 with 8+ channel blocks have large blocks of distinct code, and
   // co-resident blocks run different blocks' code: fetch-bound (11 no-instruction cycles
   // per issue on ResNet-50's layer4.1.conv2 at batch 64). Unstrided, up to 512 threads of
@@ -296,11 +296,24 @@ static void chooseImagesPerBlock(const ConvShape &sh, const Tiling &requested, T
     minBlocks = kTwoWaves / 2 - kTwoWaves / 64;
   } else if (t.threads() <= 128 && bigCode) {
     maxImages = maxThreads / 128;
+    // Half precision paired by images (measured on an H200 at batch 64, docs/tuning-log.md,
+    // "Half precision: images per block"):
+    //  - the grid's n counts words of two images, so the waves test counts a block's blocks
+    //    as the FP32 kernel of the same images would have them. Counting words left ResNet-50's
+    //    layer3 3x3 convs (block-k 32, 512 blocks) at one word a block: two ran 1.4-1.5x
+    //    faster;
+    //  - two words (256 threads, two blocks per SM, which then take SM affinity) beat four in
+    //    one 512-thread block: VGG-16's conv4_1, conv4_2 and conv5_2 shapes 1.47x, 1.32x and
+    //    1.47x, where FP32 measured the other way.
+    if (sh.pairing == Pairing::images && sh.groups == 1) {
+      maxImages = std::min<int64_t>(maxImages, 2);
+      imagesPerWord = 2;
+    }
   }
   while (t.imagesPerBlock * 2 <= std::min(sh.n, maxImages)) {
     Tiling packed = t;
     packed.imagesPerBlock *= 2;
-    if (gridBlocks(sh, packed) < minBlocks)
+    if (gridBlocks(sh, packed) * imagesPerWord < minBlocks)
       break;
     t.imagesPerBlock = packed.imagesPerBlock;
   }
