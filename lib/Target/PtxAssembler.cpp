@@ -145,8 +145,10 @@ std::vector<PtxasSpill> spconv::parsePtxasSpills(StringRef log, size_t job) {
     PtxasSpill spill;
     spill.job = job;
     StringRef tail = line.drop_front(at + kSpilled.size());
-    auto [function, counts] = tail.split('\'');
-    spill.function = function.str();
+    // Not a structured binding: the lambda below captures `counts` (C++20 for bindings).
+    std::pair<StringRef, StringRef> parts = tail.split('\'');
+    StringRef counts = parts.second;
+    spill.function = parts.first.str();
     auto bytesBefore = [&](StringRef what) -> int64_t {
       size_t end = counts.find(what);
       if (end == StringRef::npos)
