@@ -297,7 +297,7 @@ static void chooseImagesPerBlock(const ConvShape &sh, const Tiling &requested, T
   } else if (t.threads() <= 128 && bigCode) {
     maxImages = maxThreads / 128;
     // Half precision paired by images (measured on an H200 at batch 64, docs/tuning-log.md,
-    // "Half precision: images per block"):
+    // "Images per block in half precision"):
     //  - the grid's n counts words of two images, so the waves test counts a block's blocks
     //    as the FP32 kernel of the same images would have them. Counting words left ResNet-50's
     //    layer3 3x3 convs (block-k 32, 512 blocks) at one word a block: two ran 1.4-1.5x
