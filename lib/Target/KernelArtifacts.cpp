@@ -208,10 +208,7 @@ static void warnAboutSpills(Location loc, const PtxProgram &program,
   llvm::MapVector<StringRef, KernelSpills> kernels;
   for (const PtxasSpill &spill : report.spills) {
     bool known = spill.job < program.units.size() && spill.job < program.unitLocations.size();
-    // A piece is <kernel>_piece<i> (PtxKernelAssembly.cpp); the entry is the kernel.
-    StringRef kernel = known ? StringRef(program.units[spill.job].symbol) : StringRef();
-    if (size_t piece = kernel.rfind("_piece"); piece != StringRef::npos)
-      kernel = kernel.take_front(piece);
+    StringRef kernel = known ? kernelOfSymbol(program.units[spill.job].symbol) : StringRef();
     KernelSpills &k =
         kernels.try_emplace(kernel, KernelSpills{known ? program.unitLocations[spill.job] : loc})
             .first->second;

@@ -112,6 +112,11 @@ struct AssemblyOptions {
 /// Lines of `text` that are PTX instructions (not labels, braces, declarations, comments).
 int64_t countPtxInstructions(llvm::StringRef text);
 
+/// The .func symbol of piece `piece` of kernel `kernel` (PtxBlockTemplate::assemble), and
+/// back: the kernel a unit's symbol belongs to (a whole kernel's symbol is its own).
+std::string pieceSymbol(llvm::StringRef kernel, size_t piece);
+llvm::StringRef kernelOfSymbol(llvm::StringRef symbol);
+
 /// A PTX module: a comment naming how it was made, `header` (from moduleHeader()), then the
 /// kernels.
 std::string ptxModule(llvm::StringRef header, llvm::StringRef kernels);

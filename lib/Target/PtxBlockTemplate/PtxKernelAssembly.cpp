@@ -47,6 +47,20 @@ int64_t spconv::countPtxInstructions(StringRef text) {
   return n;
 }
 
+static constexpr llvm::StringLiteral kPieceSuffix = "_piece";
+
+std::string spconv::pieceSymbol(StringRef kernel, size_t piece) {
+  return (kernel + kPieceSuffix + llvm::Twine(piece)).str();
+}
+
+StringRef spconv::kernelOfSymbol(StringRef symbol) {
+  size_t at = symbol.rfind(kPieceSuffix);
+  if (at == StringRef::npos || at + kPieceSuffix.size() == symbol.size() ||
+      !llvm::all_of(symbol.drop_front(at + kPieceSuffix.size()), llvm::isDigit))
+    return symbol;
+  return symbol.take_front(at);
+}
+
 /// The branch chain that sends channel block `reg` (%ctaid.y or %ctaid.z) in [first, last)
 /// to its copy; block `first` falls through (it is emitted right after the chain).
 static void emitBlockChain(llvm::raw_ostream &os, int64_t first, int64_t last,
@@ -328,7 +342,7 @@ std::vector<PtxUnit> PtxBlockTemplate::packUnits(
   };
   std::vector<std::string> pieces;
   for (size_t p = 0; p < ranges.size(); ++p) {
-    std::string piece = (name + "_piece" + llvm::Twine(p)).str();
+    std::string piece = pieceSymbol(name, p);
     PtxUnit unit;
     unit.symbol = piece;
     unit.externs = sharedExterns;
