@@ -69,6 +69,15 @@ struct SpconvChoosePairingPass
       std::optional<TuningTable::PairingChoice> choice = table->choosePairing(shape, nnz);
       if (!choice)
         return;
+      // An entry's key is the conv's shape, so an adjacent pairing the shape cannot take
+      // (a hand-edited table) is the table's error, reported at the conv it would break.
+      if (choice->pairing == Pairing::adjacent && !canPairAdjacent(shape.logical())) {
+        op.emitWarning("tuning table entry ")
+            << (choice->entry->source.empty() ? "" : choice->entry->source + " ")
+            << "chooses pairing 'adjacent', which this conv cannot take (a 1x1 filter at "
+               "stride 1 without padding over an even width); the compiler chooses instead";
+        return;
+      }
       // OutputPairing mirrors Pairing's values (SpconvDialect.td).
       op.setPairing(static_cast<OutputPairing>(choice->pairing));
       const std::string &source = choice->entry->source;

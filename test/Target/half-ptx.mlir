@@ -33,7 +33,7 @@ func.func @conv(%x: tensor<2x1x4x4xf16>) -> tensor<2x4x4x4xf16> {
 // JSON-DAG: "dtype": "f16"
 // JSON-DAG: "error_terms": 4
 // JSON-DAG: "longest_half_run": 1
-// JSON-DAG: "pairing": "images"
+// JSON-DAG: "pairing": "adjacent"
 // JSON-DAG: "unit_roundoff": 0.00048828125
 // JSON: "params": [
 // JSON: "dtype": "f16"

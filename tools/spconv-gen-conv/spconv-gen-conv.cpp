@@ -81,7 +81,7 @@ void usage() {
       "  --relu6             fuse a ReLU6, min(max(x, 0), 6)\n"
       "  --dtype T           input/output element type: f32 (default), f16 or bf16; the\n"
       "                      weights stay f32 (rounded to T when folded into the code)\n"
-      "  --pairing P         half precision: images, rows or columns (default: the\n"
+      "  --pairing P         half precision: images, rows, columns or adjacent (default: the\n"
       "                      compiler's choice)\n"
       "  --accumulate A      half precision: where sums live, f32 (bounded half runs\n"
       "                      promoted to f32) or the --dtype (default: the compiler's)\n"
@@ -132,8 +132,9 @@ Options parse(int argc, char **argv) {
         die("--dtype must be f32, f16 or bf16, got " + o.dtype);
     } else if (a == "--pairing") {
       o.pairing = next();
-      if (o.pairing != "images" && o.pairing != "rows" && o.pairing != "columns")
-        die("--pairing must be images, rows or columns, got " + o.pairing);
+      if (o.pairing != "images" && o.pairing != "rows" && o.pairing != "columns" &&
+          o.pairing != "adjacent")
+        die("--pairing must be images, rows, columns or adjacent, got " + o.pairing);
     } else if (a == "--accumulate") {
       o.accumulate = next();
       if (o.accumulate != "f32" && o.accumulate != "f16" && o.accumulate != "bf16")

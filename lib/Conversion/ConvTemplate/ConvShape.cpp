@@ -49,6 +49,14 @@ ConvShape ConvShape::fromOp(Conv2DOp op) {
 
 ConvShape ConvShape::paired(ConvShape s, Pairing p) {
   s.pairing = p;
+  if (p == Pairing::adjacent) {
+    // Output columns 2i, 2i + 1 read input columns 2i, 2i + 1 (canPairAdjacent): the word
+    // shape halves both.
+    s.pairedExtent = s.q;
+    s.q /= 2;
+    s.w /= 2;
+    return s;
+  }
   int64_t *dim = p == Pairing::images ? &s.n : p == Pairing::rows ? &s.p
                  : p == Pairing::columns ? &s.q : nullptr;
   if (!dim)
@@ -66,15 +74,27 @@ ConvShape ConvShape::logical() const {
     s.p = pairedExtent;
   else if (pairing == Pairing::columns)
     s.q = pairedExtent;
+  else if (pairing == Pairing::adjacent)
+    s.q = s.w = pairedExtent;
   s.pairing = Pairing::none;
   s.pairedExtent = 0;
   return s;
 }
 
 Pairing spconv::choosePairing(const ConvShape &logical) {
+  // Adjacent pairs move whole words: on ResNet-50's stride-1 1x1 convs at batch 64 1.23-1.82x
+  // faster than two images, and googlenet-1x1 1.33x at batch 1 (docs/tuning-log.md,
+  // "Adjacent pairs").
+  if (canPairAdjacent(logical))
+    return Pairing::adjacent;
   if (logical.n >= 2)
     return Pairing::images;
   return logical.q >= 2 ? Pairing::columns : Pairing::rows;
+}
+
+bool spconv::canPairAdjacent(const ConvShape &l) {
+  return l.r == 1 && l.s == 1 && l.sh == 1 && l.sw == 1 && !l.pt && !l.pl && !l.pb && !l.pr &&
+         l.q == l.w && l.q % 2 == 0;
 }
 
 const char *spconv::precisionName(Precision p) {
@@ -99,6 +119,8 @@ const char *spconv::pairingName(Pairing p) {
     return "rows";
   case Pairing::columns:
     return "columns";
+  case Pairing::adjacent:
+    return "adjacent";
   }
   return "none";
 }

@@ -176,7 +176,7 @@ static bool keyFromJSON(const llvm::json::Value &v, KeyFields &f, llvm::json::Pa
                         llvm::StringLiteral("expected f32, f16 or bf16")),
         std::make_tuple(&f.accumulate, llvm::StringLiteral("accumulate"), "f32 f16 bf16",
                         llvm::StringLiteral("expected f32, f16 or bf16")),
-        std::make_tuple(&f.pairing, llvm::StringLiteral("pairing"), "none images rows columns",
+        std::make_tuple(&f.pairing, llvm::StringLiteral("pairing"), "none images rows columns adjacent",
                         llvm::StringLiteral("expected none, images, rows or columns"))}) {
     llvm::SmallVector<llvm::StringRef> words;
     llvm::StringRef(allowed).split(words, ' ');
@@ -230,8 +230,8 @@ llvm::Expected<TuningTable> TuningTable::parse(llvm::StringRef text, llvm::Strin
     // half-precision key that no conv has) would choose nothing.
     if (ok && entry.choosePairing && (key.dtype == "f32" || key.pairing == "none")) {
       at.field("choose_pairing")
-          .report("expected false: only a half-precision entry with a pairing (images, rows "
-                  "or columns) can choose one");
+          .report("expected false: only a half-precision entry with a pairing (images, rows, "
+                  "columns or adjacent) can choose one");
       ok = false;
     }
     if (ok && !tiling) {
@@ -250,6 +250,7 @@ llvm::Expected<TuningTable> TuningTable::parse(llvm::StringRef text, llvm::Strin
     entry.pairing = key.pairing == "images"    ? Pairing::images
                     : key.pairing == "rows"    ? Pairing::rows
                     : key.pairing == "columns" ? Pairing::columns
+                    : key.pairing == "adjacent" ? Pairing::adjacent
                                                : Pairing::none;
     entry.nnzMin = nnz[0];
     entry.nnzMax = nnz[1];

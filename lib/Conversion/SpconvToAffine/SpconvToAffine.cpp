@@ -277,12 +277,9 @@ gpu::GPUFuncOp spconv::emitAffineGPUKernel(const ConvShape &shape, const Tiling 
   emitter.setAsyncStaging(tiling.asyncStaging != 1);
   const KernelGeometry &g = emitter.geometry();
   OpBuilder types(ctx);
-  // The tensors as the conv sees them (half precision: not the word shape); the tile in
-  // words.
-  ConvShape logical = shape.logical();
-  Type elem = emitter.elementType(types);
-  auto inType = MemRefType::get({logical.n, logical.c, logical.h, logical.w}, elem);
-  auto outType = MemRefType::get({logical.n, logical.k, logical.p, logical.q}, elem);
+  // The tensors as the conv sees them (half precision: not the word shape, but for adjacent
+  // pairs: emitter.tensorTypes); the tile in words.
+  auto [inType, outType] = emitter.tensorTypes(types);
   auto tileType =
       MemRefType::get({g.blockSharedFloats}, emitter.laneType(types), MemRefLayoutAttrInterface{},
                       gpu::AddressSpaceAttr::get(ctx, gpu::GPUDialect::getWorkgroupAddressSpace()));

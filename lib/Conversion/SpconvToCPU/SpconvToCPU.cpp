@@ -46,12 +46,11 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
   ConvTemplateEmitter emitter(shape, tiling);
   const KernelGeometry &g = emitter.geometry();
   OpBuilder types(ctx);
-  // The tensors as the conv sees them (half precision: not the word shape); the tile, the
-  // accumulators and the partial sums in lanes (words).
-  ConvShape logical = shape.logical();
-  Type elem = emitter.elementType(types), lane = emitter.laneType(types);
-  auto inType = MemRefType::get({logical.n, logical.c, logical.h, logical.w}, elem);
-  auto outType = MemRefType::get({logical.n, logical.k, logical.p, logical.q}, elem);
+  // The tensors as the conv sees them (half precision: not the word shape, but for adjacent
+  // pairs: emitter.tensorTypes, the same bytes; the kernel's static strides ignore the
+  // caller's descriptor sizes); the tile, the accumulators and the partial sums in lanes.
+  Type lane = emitter.laneType(types);
+  auto [inType, outType] = emitter.tensorTypes(types);
   int64_t maxAccs = tiling.blockK * tiling.outputsPerThread;
 
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());

@@ -300,6 +300,39 @@ func.func @pairing_f32(%x: tensor<2x1x1x1xf32>) -> tensor<2x1x1x1xf32> {
 
 // -----
 
+// Adjacent pairs load and store whole words: output column q must read input column q.
+func.func @adjacent_3x3(%x: tensor<1x1x4x4xf16>) -> tensor<1x1x2x2xf16> {
+  // expected-error @+1 {{'pairing' adjacent needs a 1x1 filter at stride 1 without padding}}
+  %y = spconv.conv2d %x {weights = dense<1.0> : tensor<1x1x3x3xf32>, pairing = #spconv.pairing<adjacent>} : tensor<1x1x4x4xf16> -> tensor<1x1x2x2xf16>
+  return %y : tensor<1x1x2x2xf16>
+}
+
+// -----
+
+func.func @adjacent_strided(%x: tensor<1x1x4x4xf16>) -> tensor<1x1x2x2xf16> {
+  // expected-error @+1 {{'pairing' adjacent needs a 1x1 filter at stride 1 without padding}}
+  %y = spconv.conv2d %x {weights = dense<1.0> : tensor<1x1x1x1xf32>, strides = array<i64: 2, 2>, pairing = #spconv.pairing<adjacent>} : tensor<1x1x4x4xf16> -> tensor<1x1x2x2xf16>
+  return %y : tensor<1x1x2x2xf16>
+}
+
+// -----
+
+func.func @adjacent_padded(%x: tensor<1x1x4x4xf16>) -> tensor<1x1x6x6xf16> {
+  // expected-error @+1 {{'pairing' adjacent needs a 1x1 filter at stride 1 without padding}}
+  %y = spconv.conv2d %x {weights = dense<1.0> : tensor<1x1x1x1xf32>, padding = array<i64: 1, 1, 1, 1>, pairing = #spconv.pairing<adjacent>} : tensor<1x1x4x4xf16> -> tensor<1x1x6x6xf16>
+  return %y : tensor<1x1x6x6xf16>
+}
+
+// -----
+
+func.func @adjacent_odd_width(%x: tensor<1x1x4x5xbf16>) -> tensor<1x1x4x5xbf16> {
+  // expected-error @+1 {{'pairing' adjacent needs an even input width, got 5}}
+  %y = spconv.conv2d %x {weights = dense<1.0> : tensor<1x1x1x1xf32>, pairing = #spconv.pairing<adjacent>} : tensor<1x1x4x5xbf16> -> tensor<1x1x4x5xbf16>
+  return %y : tensor<1x1x4x5xbf16>
+}
+
+// -----
+
 func.func @bias_other_half(%x: tensor<1x1x1x1xbf16>) -> tensor<1x1x1x1xbf16> {
   // expected-error @+1 {{'bias' element type must be f32 or the input's ('bf16'), got 'f16'}}
   %y = spconv.conv2d %x {weights = dense<1.0> : tensor<1x1x1x1xbf16>, bias = dense<1.0> : tensor<1xf16>} : tensor<1x1x1x1xbf16> -> tensor<1x1x1x1xbf16>

@@ -71,10 +71,12 @@ func.func @resource(%x: tensor<1x1x1x2xf32>) -> tensor<1x2x1x1xf32> {
 // CHECK-LABEL: func.func @half
 // CHECK: spconv.conv2d %{{.*}} {pairing = #spconv.pairing<rows>, weights = dense<1.500000e+00> : tensor<2x1x1x1xf16>} : tensor<1x1x4x4xf16> -> tensor<1x2x4x4xf16>
 // CHECK: spconv.conv2d %{{.*}} {weights = dense<2.500000e-01> : tensor<2x1x1x1xf32>} : tensor<2x1x4x4xbf16> -> tensor<2x2x4x4xbf16>
-func.func @half(%x: tensor<1x1x4x4xf16>, %z: tensor<2x1x4x4xbf16>) -> (tensor<1x2x4x4xf16>, tensor<2x2x4x4xbf16>) {
+// CHECK: spconv.conv2d %{{.*}} {pairing = #spconv.pairing<adjacent>, weights = dense<1.500000e+00> : tensor<2x1x1x1xf16>} : tensor<1x1x4x4xf16> -> tensor<1x2x4x4xf16>
+func.func @half(%x: tensor<1x1x4x4xf16>, %z: tensor<2x1x4x4xbf16>) -> (tensor<1x2x4x4xf16>, tensor<2x2x4x4xbf16>, tensor<1x2x4x4xf16>) {
   %y = spconv.conv2d %x {weights = dense<1.5> : tensor<2x1x1x1xf16>, pairing = #spconv.pairing<rows>} : tensor<1x1x4x4xf16> -> tensor<1x2x4x4xf16>
   %w = spconv.conv2d %z {weights = dense<0.25> : tensor<2x1x1x1xf32>} : tensor<2x1x4x4xbf16> -> tensor<2x2x4x4xbf16>
-  return %y, %w : tensor<1x2x4x4xf16>, tensor<2x2x4x4xbf16>
+  %a = spconv.conv2d %x {weights = dense<1.5> : tensor<2x1x1x1xf16>, pairing = #spconv.pairing<adjacent>} : tensor<1x1x4x4xf16> -> tensor<1x2x4x4xf16>
+  return %y, %w, %a : tensor<1x2x4x4xf16>, tensor<2x2x4x4xbf16>, tensor<1x2x4x4xf16>
 }
 
 // CHECK: dialect_resources: {

@@ -29,9 +29,13 @@ const char *precisionName(Precision p);
 /// weight is the same for both, its two inputs and accumulators are two halves of one 32-bit
 /// word. Along the paired dimension of extent E, word i holds elements i and i + ceil(E/2)
 /// (the second absent where that is past E): two images, two output rows or two output
-/// columns. f32 kernels pair nothing.
-enum class Pairing : int64_t { none = 0, images = 1, rows = 2, columns = 3 };
-/// "none", "images", "rows" or "columns".
+/// columns. `adjacent` pairs output columns 2i and 2i + 1 instead, where a 1x1 filter at
+/// stride 1 without padding reads input columns 2i and 2i + 1 too: the two halves of a word
+/// are adjacent in the NCHW tensors, so the kernel loads and stores whole 32-bit words, with
+/// no second load, pack or unpack (legal only where `canPairAdjacent`). f32 kernels pair
+/// nothing.
+enum class Pairing : int64_t { none = 0, images = 1, rows = 2, columns = 3, adjacent = 4 };
+/// "none", "images", "rows", "columns" or "adjacent".
 const char *pairingName(Pairing p);
 
 struct ConvShape {
@@ -62,6 +66,9 @@ struct ConvShape {
   bool isHalf() const { return precision != Precision::f32; }
   /// A half-precision kernel whose sums are f32: each chunk's run is promoted.
   bool promotesRuns() const { return isHalf() && accumulate == Precision::f32; }
+  /// A word's two halves are adjacent in the tensors (Pairing::adjacent): staging, direct
+  /// inputs and stores move whole words at word-shape column x as elements 2x, 2x + 1.
+  bool pairsWholeWords() const { return pairing == Pairing::adjacent; }
   /// The conv as its tensors see it (undoes the pairing).
   ConvShape logical() const;
   /// The word shape of logical shape `s` paired along `p`.
@@ -193,10 +200,15 @@ struct KernelGeometry {
   KernelGeometry(const ConvShape &shape, const Tiling &tiling);
 };
 
-/// The pairing of a half-precision conv whose op asks for none: two images where the batch
-/// has two or more, else two output columns, else two rows (docs/design.md, "Half
-/// precision"): every lane of an f16x2 FMA does useful work at batch 1 too.
+/// The pairing of a half-precision conv whose op asks for none: adjacent columns where
+/// canPairAdjacent, else two images where the batch has two or more, else two output
+/// columns, else two rows (docs/design.md, "Half precision"): every lane of an f16x2 FMA
+/// does useful work at batch 1 too.
 Pairing choosePairing(const ConvShape &logical);
+/// Whether `logical` may pair adjacent columns (Pairing::adjacent): a 1x1 filter at stride 1
+/// without padding, so output column q reads input column q, over an even number of
+/// columns, so no word straddles two rows.
+bool canPairAdjacent(const ConvShape &logical);
 
 /// Fills every zero field of `requested` with the heuristic's choice (docs/design.md, "Tiling heuristic") and
 /// clamps the rest to the shape.

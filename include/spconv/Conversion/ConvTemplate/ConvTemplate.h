@@ -174,6 +174,10 @@ public:
   /// outputs (ConvShape::pairing). The staged tile, the partial sums and the accumulators
   /// are of this type.
   mlir::Type laneType(mlir::OpBuilder &b) const;
+  /// The kernel's input and output memrefs: the conv's NCHW / NKPQ tensors of elementType,
+  /// or, where a word's halves are adjacent in them (ConvShape::pairsWholeWords), the same
+  /// bytes as the word shape's tensors of laneType: every access then moves a whole word.
+  std::pair<mlir::MemRefType, mlir::MemRefType> tensorTypes(mlir::OpBuilder &b) const;
   /// What a thread's sums are kept in between chunks: the lane type, or vector<2 x f32>
   /// where a half-precision kernel promotes each chunk's run (ConvShape::promotesRuns).
   mlir::Type accumulatorType(mlir::OpBuilder &b) const;

@@ -174,6 +174,16 @@ LogicalResult Conv2DOp::verify() {
            << cpg << ") times groups (" << groups << ") must equal the input channels (" << c
            << ")";
 
+  if (getPairing() == OutputPairing::adjacent) {
+    // Both halves of a word are then one 32-bit load and store (ConvShape.h,
+    // canPairAdjacent): output column q must read input column q, in rows of whole words.
+    if (r != 1 || s != 1 || strides[0] != 1 || strides[1] != 1 ||
+        llvm::any_of(pad, [](int64_t v) { return v != 0; }))
+      return emitOpError("'pairing' adjacent needs a 1x1 filter at stride 1 without padding");
+    if (w % 2 != 0)
+      return emitOpError("'pairing' adjacent needs an even input width, got ") << w;
+  }
+
   if (auto bias = getBiasAttr()) {
     ShapedType bt = bias.getShapedType();
     if (!bt.getElementType().isF32() && bt.getElementType() != elem)

@@ -44,7 +44,8 @@ def Spconv_ActivationAttr : EnumAttr<Spconv_Dialect, Spconv_Activation, "activat
 def Spconv_OutputPairing : I32EnumAttr<"OutputPairing", "outputs paired in one half-precision FMA", [
     I32EnumAttrCase<"images", 1>,
     I32EnumAttrCase<"rows", 2>,
-    I32EnumAttrCase<"columns", 3>
+    I32EnumAttrCase<"columns", 3>,
+    I32EnumAttrCase<"adjacent", 4>
   ]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::spconv";
