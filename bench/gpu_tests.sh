@@ -21,8 +21,10 @@
 # (one from NVPTX at -O0) and in LLVM IR, each verified on the GPU against cuDNN FP32.
 # Compiled half-precision kernels (f16-*, bf16-*: --dtype, each pairing; *-dir-*: direct
 # inputs, each word's two 16-bit reads, with the dir-* cases' padding, strides, groups,
-# splits, packed images, pieces, SM affinity and both folds), checked element-wise against
-# the bound their sidecar states.
+# splits, packed images, pieces, SM affinity and both folds; *-adjpair-*: adjacent pairs of
+# 1x1 convs, whole-word loads and stores, direct and staged, at batch 1, split, SM-affine,
+# packed images past the batch, groups past K, pieces, both folds), checked element-wise
+# against the bound their sidecar states.
 # Half precision (half-*): hand-written f16/bf16 kernels from bench/make_fake_half_case.py
 # (no compiler needed), checked element-wise against their stated bound; the broken ones
 # (an output left unwritten, an output moved 2x past its bound) must be rejected by
@@ -166,6 +168,14 @@ shapes=(
   "f16-dir-pieces|--shape 3,48,9,11,13,1,1 --dtype f16|--block-k=3 --code-budget=150 --direct-inputs=2"
   "f16-dir-llvm|--shape 2,160,14,14,44,1,1 --bias --relu --dtype f16|--block-k=8 --fold-at=llvm --direct-inputs=2"
   "f16-dir-sm-affine|--shape 3,24,10,12,20,1,1 --stride 2,2 --bias --relu --dtype f16|--sm-affinity=2 --block-k=8 --direct-inputs=2"
+  "f16-adjpair|--shape 3,24,6,14,20,1,1 --bias --relu --dtype f16"
+  "bf16-adjpair-b1|--shape 1,40,8,10,12,1,1 --bias --relu6 --dtype bf16"
+  "f16-adjpair-staged-loop|--shape 2,48,6,14,20,1,1 --bias --dtype f16|--direct-inputs=1 --chunk-c=8 --chunk-loop=2 --block-k=8"
+  "f16-adjpair-split-affine|--shape 4,64,14,14,48,1,1 --bias --relu --dtype f16|--split-c=2 --sm-affinity=2 --block-k=16"
+  "f16-adjpair-images-partial|--shape 5,40,8,8,24,1,1 --dtype f16 --accumulate f32|--images-per-block=2 --block-k=8"
+  "bf16-adjpair-groups-partial|--shape 3,24,8,6,36,1,1 --groups 4 --dtype bf16|--block-k=27"
+  "f16-adjpair-pieces|--shape 3,48,9,12,13,1,1 --dtype f16|--block-k=3 --code-budget=150"
+  "f16-adjpair-llvm|--shape 2,160,14,14,44,1,1 --bias --relu --dtype f16|--block-k=8 --fold-at=llvm"
 )
 sparsities=(0 0.5 0.9 1.0)
 # name|make_fake_half_case.py flags|the status spconv-bench must give (ok or failed)

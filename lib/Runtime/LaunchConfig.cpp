@@ -158,6 +158,10 @@ static KernelDesc parseKernel(const Value &k) {
   if (const Value *v = k.find("weights_nnz")) d.weightsNnz = v->asInt();
   if (const Value *v = k.find("weights_total")) d.weightsTotal = v->asInt();
   if (const Value *v = k.find("tiling")) d.tiling = *v;
+  if (const Value *num = k.find("numerics"))
+    if (const Value *pairing = num->find("pairing"))
+      if (pairing->asString() == "adjacent")
+        d.pointerAlignment = 4;
   return d;
 }
 

@@ -206,8 +206,17 @@ void Kernel::launch(const std::vector<CUdeviceptr> &args, CUstream stream) const
                              std::to_string(desc_.params.size()) + " pointers, got " +
                              std::to_string(args.size()));
   std::vector<void *> argPtrs(args.size());
-  for (size_t i = 0; i < args.size(); ++i)
+  for (size_t i = 0; i < args.size(); ++i) {
+    // A misaligned word access would fault the whole context: refuse it here instead.
+    if (args[i] % desc_.pointerAlignment != 0)
+      throw std::runtime_error("kernel '" + desc_.entry + "' reads and writes whole " +
+                               std::to_string(desc_.pointerAlignment) +
+                               "-byte words (numerics.pairing adjacent): param '" +
+                               desc_.params[i].name + "' must be " +
+                               std::to_string(desc_.pointerAlignment) +
+                               "-byte aligned (a tensor view at an odd element offset is not)");
     argPtrs[i] = const_cast<CUdeviceptr *>(&args[i]);
+  }
   CUresult r = cuLaunchKernel(fn_, desc_.grid[0], desc_.grid[1], desc_.grid[2], desc_.block[0],
                               desc_.block[1], desc_.block[2], desc_.dynamicSharedBytes, stream,
                               argPtrs.data(), nullptr);

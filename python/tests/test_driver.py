@@ -83,3 +83,23 @@ def test_cuda_python_launch(monkeypatch):
     d.launch("fn", [4, 2, 8], [128, 1, 1], 0, 99, [11, 22])
     assert seen == {"grid": (4, 2, 8), "block": (128, 1, 1), "stream": ("stream", 99),
                     "params": [11, 22], "extra": 0}
+
+
+def test_adjacent_pairs_need_aligned_pointers(monkeypatch):
+    # A kernel of adjacent half pairs moves whole 32-bit words: a pointer at an odd element
+    # offset is refused, naming the param, before anything reaches the driver.
+    launched = []
+
+    class Fake:
+        def launch(self, *a):
+            launched.append(a)
+    monkeypatch.setattr(drv, "driver", lambda: Fake())
+    k = dict(KERNEL, numerics={"pairing": "adjacent"},
+             params=[{"name": "input"}, {"name": "output"}])
+    assert drv.pointer_alignment(k) == 4 and drv.pointer_alignment(KERNEL) == 1
+    with pytest.raises(ValueError, match=r"param 'input' at 0x1002 is not 4-byte aligned"):
+        drv.launch("fn", k, 0, [0x1002, 0x2000])
+    assert launched == []
+    drv.launch("fn", k, 0, [0x1000, 0x2000])
+    drv.launch("fn", KERNEL, 0, [0x1002, 0x2002])
+    assert len(launched) == 2

@@ -49,6 +49,10 @@ struct KernelDesc {
   ConvDesc conv;
   int64_t weightsNnz = -1;   // -1 when the sidecar omits it
   int64_t weightsTotal = -1;
+  // Byte alignment every tensor pointer must have: 4 where a half-precision kernel pairs
+  // adjacent elements (numerics.pairing "adjacent": it loads and stores whole 32-bit words),
+  // else the element size's (which any pointer to the data already has).
+  unsigned pointerAlignment = 1;
   json::Value tiling;        // copied through to reports as-is
   json::Value raw;           // the whole kernel object
 

@@ -137,6 +137,10 @@ class SpconvConv2d(nn.Module):
         self.check_shape(x)
         # the kernel reads and writes plain NCHW tensors of its dtype
         x = x.to(self.dtype).contiguous()
+        # A kernel of adjacent pairs moves whole words: a view at an odd element offset is
+        # copied to a fresh (aligned) tensor rather than refused.
+        if x.data_ptr() % _drv.pointer_alignment(self.kernel):
+            x = x.clone()
         dev = x.device.index if x.device.index is not None else torch.cuda.current_device()
         mod = _loaded(self.cubin, self.sidecar, dev)
         y = torch.empty(self.output_shape, dtype=self.dtype, device=x.device)
