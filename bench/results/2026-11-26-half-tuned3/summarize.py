@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Per-layer table of this run: spconv FP16 against the faster of legacy cuDNN FP16 and
-PyTorch FP16 channels-last, each ratio from its own case's run; geomeans per batch, and the
-same layers in ../2026-11-26-half-tuned2 (an earlier run) for reference."""
+PyTorch FP16 channels-last, each ratio from its own case's run; geomeans per batch.
+usage: summarize.py [DIR]   (DIR holding torch-fp16.json; default: this script's folder)"""
 import json
 import math
 import os
+import sys
 
-here = os.path.dirname(os.path.abspath(__file__))
+here = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
 rows = {(r["layer"], r["shape"]["N"]): r
         for r in json.load(open(os.path.join(here, "torch-fp16.json")))["files"][0]["layers"]}
 geo = lambda v: math.exp(sum(map(math.log, v)) / len(v))  # noqa: E731
