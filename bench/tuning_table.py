@@ -17,7 +17,9 @@ pairing would never match the entry otherwise). A group without a base gets no e
 a line in the report. An entry matches convs within --nnz-tolerance of the measured nonzero
 count. --merge keeps OLD.json's entries for convs not measured here: an old entry goes where
 a case or a new entry here has its conv and pairing, and where a new choose_pairing entry
-has its conv (whatever the pairing: the new one decides that conv's pairing).
+has its conv (whatever the pairing: the new one decides that conv's pairing); but where the
+group's base ran the old entry's own tiling (the cases were compiled with OLD.json) and no
+new entry replaces it, the old entry stays: it is what was measured best.
 
 spconv-translate --tuning-table=TABLE.json (or $SPCONV_TUNING_TABLE) then takes an entry's
 tiling for a matching conv. Prints one line per group: the base, the best, and the decision.
@@ -133,12 +135,25 @@ def main():
         # An entry is identified by its conv and pairing; a new choose_pairing entry also
         # replaces every older entry of its conv, whose pairing it has just re-decided (two
         # choose_pairing entries of one conv would not load).
-        measured = {entry_key(e) for e in entries}
-        measured |= {key_of(c["result"]) for c in cases.values()}
+        new = {entry_key(e) for e in entries}
+        measured = {key_of(c["result"]) for c in cases.values()}
         chosen = {entry_key(e)[:3] for e in entries if e.get("choose_pairing")}
-        kept = [e for e in old["entries"]
-                if entry_key(e) not in measured and entry_key(e)[:3] not in chosen]
-        entries = kept + entries
+        # A base compiled with this table ran the old entry's tiling: where nothing beat it,
+        # the old entry is what was measured best, and stays.
+        base_tiling = {key_of(c["result"]): c["result"]["tiling"]
+                       for n, c in cases.items() if n.endswith("-base")}
+
+        def stays(e):
+            k = entry_key(e)
+            if k in new or k[:3] in chosen:
+                return False
+            if k in measured and base_tiling.get(k) != e["tiling"]:
+                return False
+            if k in measured:
+                print("%-24s kept from %s: the base ran its tiling" % (
+                    e["source"].split(" ")[0], args.merge))
+            return True
+        entries = [e for e in old["entries"] if stays(e)] + entries
     table = {"format": "spconv-tuning-table", "version": 1, "device": device,
              "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
              "results": args.results, "margin": args.margin,
