@@ -260,10 +260,11 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
   SmallVector<Conv2DOp> convs = collectUncompiledConvs(module);
   if (convs.empty())
     return module.emitError("no spconv.conv2d to compile");
+  // The options are wrong, not the module: at its location, without printing it.
   if (std::string why = invalidTilingRequest(options.tiling); !why.empty())
-    return module.emitError(why);
+    return emitError(module.getLoc(), why);
   if (std::string why = invalidSmAffinityRequest(options.smAffinity); !why.empty())
-    return module.emitError(why);
+    return emitError(module.getLoc(), why);
 
   TemplateCache cache(TemplateCache::resolveDir(options.cacheDir), "ptx");
   llvm::StringMap<std::unique_ptr<PtxBlockTemplate>> templates;

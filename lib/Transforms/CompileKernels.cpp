@@ -92,7 +92,8 @@ struct SpconvCompileKernelsPass
                      chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder,
                      asyncStaging, columnOrder, directInputs};
     if (std::string why = invalidTilingRequest(requested); !why.empty()) {
-      getOperation().emitError(why);
+      // The options are wrong, not the module: at its location, without printing it.
+      mlir::emitError(getOperation().getLoc(), why);
       return signalPassFailure();
     }
     int64_t nextIndex = 0;

@@ -379,7 +379,8 @@ struct ConvertSpconvToAffinePass
                      chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder,
                      asyncStaging, columnOrder, directInputs};
     if (std::string why = invalidTilingRequest(requested); !why.empty()) {
-      getOperation().emitError(why);
+      // The options are wrong, not the module: at its location, without printing it.
+      mlir::emitError(getOperation().getLoc(), why);
       return signalPassFailure();
     }
     if (failed(lowerConvsToGPU(getOperation(), requested, /*unroll=*/false)))

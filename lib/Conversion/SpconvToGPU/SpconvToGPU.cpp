@@ -38,7 +38,8 @@ struct ConvertSpconvToGPUPass
                      chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder,
                      asyncStaging, columnOrder, directInputs};
     if (std::string why = invalidTilingRequest(requested); !why.empty()) {
-      getOperation().emitError(why);
+      // The options are wrong, not the module: at its location, without printing it.
+      mlir::emitError(getOperation().getLoc(), why);
       return signalPassFailure();
     }
     if (failed(lowerConvsToGPU(getOperation(), requested, /*unroll=*/true)))
