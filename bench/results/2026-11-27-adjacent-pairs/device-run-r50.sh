@@ -10,7 +10,7 @@
 # usage (device): bash device-run-r50.sh BUNDLE (one bundle a call: two do not fit a carry)
 set -u
 export SPCONV_BENCH=$PWD/.devbin/spconv-bench SPCONV_BENCH_ARGS="--no-cusparse"
-R=$OUT/r50; mkdir -p $R
+R=$OUT/${SPCONV_R50_OUT:-r50}; mkdir -p $R
 nvidia-smi --query-gpu=name,driver_version,serial --format=csv > $R/device-$1.txt
 d=$1
 [ $d = r50-b64-f32 ] && export SPCONV_TORCH_BASELINE=0
@@ -19,4 +19,4 @@ B=/tmp/$d; rm -rf $B; cp -r .net/carry/$d $B
 timeout 400 bash bench/run_network.sh $B $R/$d > $R/$d.log 2>&1
 echo "rc=$?" >> $R/$d.log
 tail -6 $R/$d.log
-tar czf $OUT/r50-$d.tgz -C $OUT r50 && rm -rf $R
+tar czf $OUT/r50-$d.tgz -C $OUT ${SPCONV_R50_OUT:-r50} && rm -rf $R
