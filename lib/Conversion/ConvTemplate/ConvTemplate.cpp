@@ -42,6 +42,12 @@ std::pair<MemRefType, MemRefType> ConvTemplateEmitter::tensorTypes(OpBuilder &b)
           MemRefType::get({t.n, t.k, t.p, t.q}, elem)};
 }
 
+Value ConvTemplateEmitter::loadedZero(OpBuilder &b, Location loc) const {
+  if (shape.pairsWholeWords())
+    return laneConstant(b, loc, 0.0f);
+  return arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType(b)));
+}
+
 Value ConvTemplateEmitter::laneConstant(OpBuilder &b, Location loc, float v) const {
   if (!shape.isHalf())
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
@@ -162,7 +168,7 @@ DirectInputs ConvTemplateEmitter::emitDirectInputs(OpBuilder &b, Location loc, V
   d.y = clamp(iy, shape.h);
   d.x = clamp(ix, shape.w);
   d.cBase = emitWindowStart(b, loc, kb, kBase);
-  if (shape.isHalf() && !shape.pairsWholeWords())
+  if (shape.gathersPairs())
     d.hi = emitPairedElement(b, loc, d.n, iy, ix, d.y, d.x, d.inside);
   return d;
 }
@@ -263,10 +269,7 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
   };
   auto inRange = [&](Value v, int64_t hi) { return emitInRange(b, loc, v, zero, hi); };
   auto clamp = [&](Value v, int64_t hi) { return emitClamp(b, loc, v, zero, hi); };
-  // The padding's value, in what a load returns: an element, or a whole word.
-  Value fzero = shape.pairsWholeWords()
-                    ? laneConstant(b, loc, 0.0f)
-                    : arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType(b))).getResult();
+  Value fzero = loadedZero(b, loc);
   // A packed image past the batch (BlockCoords::nOk) stages the last image: never stored.
   Value imageIndex = bc.nOk ? clamp(bc.n, shape.n) : bc.n;
   Value cStart = cBase ? arith::AddIOp::create(b, loc, c0, cBase).getResult() : c0;
@@ -293,7 +296,7 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
     // Half precision: a tile word holds the element the word shape stages (lo) and its pair
     // (hi).
     PairedElement hiAt;
-    if (shape.isHalf() && !shape.pairsWholeWords())
+    if (shape.gathersPairs())
       hiAt = emitPairedElement(b, loc, imageIndex, iy, ix, iyc, ixc, inside);
     // Asynchronous staging: one cp.async per element, reading 1 float where the position is
     // inside the input and 0 (a zero fill) in the padding.
@@ -340,7 +343,7 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
           c = arith::MinUIOp::create(b, loc, c, cst(b, loc, shape.c - 1));
         Value v = memref::LoadOp::create(b, loc, input, ValueRange{imageIndex, c, iyc, ixc});
         v = arith::SelectOp::create(b, loc, ok, v, fzero);
-        if (shape.isHalf() && !shape.pairsWholeWords()) {
+        if (shape.gathersPairs()) {
           Value hi = memref::LoadOp::create(b, loc, input, ValueRange{hiAt.n, c, hiAt.y, hiAt.x});
           v = emitPack(b, loc, v, arith::SelectOp::create(b, loc, okHi, hi, fzero));
         }
@@ -585,10 +588,7 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
   // memory, H x W elements after channel cc - 1, 0 in the padding.
   Value paddingZero;
   if (direct && (direct->inside || direct->hi.ok))
-    paddingZero = shape.pairsWholeWords()
-                      ? laneConstant(b, loc, 0.0f)
-                      : arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType(b)))
-                            .getResult();
+    paddingZero = loadedZero(b, loc);
   auto loadDirect = [&](Value cc) -> Value {
     Value c = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, dCc + c0),
                                             ValueRange{cc});
@@ -600,7 +600,7 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
                                      ValueRange{direct->n, c, direct->y, direct->x});
     if (direct->inside)
       v = arith::SelectOp::create(b, loc, direct->inside, v, paddingZero);
-    if (!shape.isHalf() || shape.pairsWholeWords())
+    if (!shape.gathersPairs())
       return v;
     const PairedElement &at = direct->hi;
     Value hi = memref::LoadOp::create(b, loc, direct->input, ValueRange{at.n, c, at.y, at.x});
@@ -750,7 +750,7 @@ void ConvTemplateEmitter::emitStore(OpBuilder &b, Location loc, Value tid, const
         auto kIf = scf::IfOp::create(b, loc, kOk, /*withElseRegion=*/false);
         b.setInsertionPointToStart(kIf.thenBlock());
       }
-      if (!shape.isHalf() || shape.pairsWholeWords()) {
+      if (!shape.gathersPairs()) {
         memref::StoreOp::create(b, loc, v, output, ValueRange{bc.n, k, p, q});
         continue;
       }

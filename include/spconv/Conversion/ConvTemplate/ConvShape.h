@@ -69,6 +69,9 @@ struct ConvShape {
   /// A word's two halves are adjacent in the tensors (Pairing::adjacent): staging, direct
   /// inputs and stores move whole words at word-shape column x as elements 2x, 2x + 1.
   bool pairsWholeWords() const { return pairing == Pairing::adjacent; }
+  /// A half-precision word gathers its two halves from two places (images, rows, columns):
+  /// staging and direct inputs load both and pack them; the store unpacks.
+  bool gathersPairs() const { return isHalf() && !pairsWholeWords(); }
   /// The conv as its tensors see it (undoes the pairing).
   ConvShape logical() const;
   /// The word shape of logical shape `s` paired along `p`.

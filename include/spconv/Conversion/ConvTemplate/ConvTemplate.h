@@ -178,6 +178,9 @@ public:
   /// or, where a word's halves are adjacent in them (ConvShape::pairsWholeWords), the same
   /// bytes as the word shape's tensors of laneType: every access then moves a whole word.
   std::pair<mlir::MemRefType, mlir::MemRefType> tensorTypes(mlir::OpBuilder &b) const;
+  /// The zero a masked input load yields: an element, or a whole word where the kernel
+  /// loads whole words (ConvShape::pairsWholeWords).
+  mlir::Value loadedZero(mlir::OpBuilder &b, mlir::Location loc) const;
   /// What a thread's sums are kept in between chunks: the lane type, or vector<2 x f32>
   /// where a half-precision kernel promotes each chunk's run (ConvShape::promotesRuns).
   mlir::Type accumulatorType(mlir::OpBuilder &b) const;
