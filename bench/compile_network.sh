@@ -9,7 +9,8 @@
 # over the process and its waited-for children, i.e. the largest single process) in
 # OUTDIR/compile.json. Uses $SPCONV_CACHE_DIR (default OUTDIR/cache; 'none' disables).
 # SPCONV_DTYPE=f16|bf16 makes the activations half precision (networks.py --dtype); the
-# weights stay f32 and are rounded by the compiler.
+# weights stay f32 and are rounded by the compiler. SPCONV_LAYOUT=image_pairs stores every
+# conv's tensors as image pairs (networks.py --layout).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source=bench/peak_rss.sh
@@ -21,6 +22,7 @@ bin="${SPCONV_BIN:-$root/build/bin}"
 mkdir -p "$out"
 args="$net --batch $batch --sparsity $sparsity --seed $seed"
 [ "${SPCONV_DTYPE:-f32}" = f32 ] || args+=" --dtype $SPCONV_DTYPE"
+[ "${SPCONV_LAYOUT:-nchw}" = nchw ] || args+=" --layout $SPCONV_LAYOUT"
 echo "$args" > "$out/gen.args"
 # shellcheck disable=SC2086
 /usr/bin/python3 "$here/networks.py" $args -o "$out/net.mlir"

@@ -23,7 +23,10 @@
 # inputs, each word's two 16-bit reads, with the dir-* cases' padding, strides, groups,
 # splits, packed images, pieces, SM affinity and both folds; *-adjpair-*: adjacent pairs of
 # 1x1 convs, whole-word loads and stores, direct and staged, at batch 1, split, SM-affine,
-# packed images past the batch, groups past K, pieces, both folds), checked element-wise
+# packed images past the batch, groups past K, pieces, both folds; *-imgpairs-*: the
+# image-pair layout, whole words staged with padding, strided, read directly, in a chunk
+# loop with splits, packed images past the batch, groups past K with SM affinity, pieces,
+# both folds), checked element-wise
 # against the bound their sidecar states.
 # Half precision (half-*): hand-written f16/bf16 kernels from bench/make_fake_half_case.py
 # (no compiler needed), checked element-wise against their stated bound; the broken ones
@@ -176,6 +179,14 @@ shapes=(
   "bf16-adjpair-groups-partial|--shape 3,24,8,6,36,1,1 --groups 4 --dtype bf16|--block-k=27"
   "f16-adjpair-pieces|--shape 3,48,9,12,13,1,1 --dtype f16|--block-k=3 --code-budget=150"
   "f16-adjpair-llvm|--shape 2,160,14,14,44,1,1 --bias --relu --dtype f16|--block-k=8 --fold-at=llvm"
+  "f16-imgpairs|--shape 4,24,14,14,40,3,3 --pad 1,1,1,1 --bias --relu --dtype f16 --layout image_pairs"
+  "bf16-imgpairs-strided|--shape 6,32,15,13,24,3,3 --stride 2,2 --pad 1,1,1,1 --bias --relu6 --dtype bf16 --layout image_pairs"
+  "f16-imgpairs-dir-s2|--shape 4,64,14,14,96,1,1 --stride 2,2 --dtype f16 --accumulate f32 --layout image_pairs"
+  "f16-imgpairs-loop-split|--shape 4,96,10,10,40,3,3 --pad 1,1,1,1 --dtype f16 --layout image_pairs|--chunk-c=8 --chunk-loop=2 --split-c=2 --block-k=8"
+  "f16-imgpairs-images-partial|--shape 10,32,7,7,48,3,3 --pad 1,1,1,1 --dtype f16 --layout image_pairs|--images-per-block=4 --block-k=16"
+  "bf16-imgpairs-groups-affine|--shape 8,64,14,14,72,3,3 --pad 1,1,1,1 --groups 4 --dtype bf16 --layout image_pairs|--sm-affinity=2 --block-k=8"
+  "f16-imgpairs-pieces|--shape 4,48,9,12,13,3,3 --pad 1,1,1,1 --dtype f16 --layout image_pairs|--block-k=3 --code-budget=150"
+  "f16-imgpairs-llvm|--shape 4,64,14,14,44,1,1 --bias --relu --dtype f16 --layout image_pairs|--block-k=8 --fold-at=llvm"
 )
 sparsities=(0 0.5 0.9 1.0)
 # name|make_fake_half_case.py flags|the status spconv-bench must give (ok or failed)

@@ -281,3 +281,18 @@ def test_bad_layers():
     r = subprocess.run([sys.executable, SCRIPT, "vgg16", "--list", "--layers", "20:30"],
                        capture_output=True, text=True)
     assert r.returncode != 0 and "selects no layer" in r.stderr
+
+
+def test_image_pair_layout(tmp_path):
+    # --layout image_pairs puts the layout on every conv (and in the header and manifest);
+    # it needs a half dtype and an even batch.
+    out = tmp_path / "r.mlir"
+    run("resnet50", "--batch", "4", "--dtype", "f16", "--layout", "image_pairs",
+        "--layers", "0:3", "-o", str(out))
+    text = out.read_text()
+    assert text.count("layout = #spconv.layout<image_pairs>") == 3
+    assert "--layout image_pairs" in text.splitlines()[0]
+    for bad in (["--batch", "3", "--dtype", "f16"], ["--batch", "4"]):
+        r = subprocess.run([sys.executable, SCRIPT, "resnet50", "--layout", "image_pairs",
+                            "--list"] + bad, capture_output=True, text=True)
+        assert r.returncode != 0 and "needs --dtype f16 or bf16 and an even --batch" in r.stderr

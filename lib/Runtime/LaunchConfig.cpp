@@ -141,12 +141,24 @@ static KernelDesc parseKernel(const Value &k) {
       pd.name = p.at("name").asString();
       pd.role = p.at("role").asString();
       pd.dtype = p.find("dtype") ? p.at("dtype").asString() : "f32";
+      if (const Value *l = p.find("layout")) {
+        pd.layout = l->asString();
+        if (pd.layout != "nchw" && pd.layout != "image_pairs")
+          throw std::runtime_error("param '" + pd.name + "': unknown layout '" + pd.layout +
+                                   "'");
+        if (pd.layout == "image_pairs" && pd.dtype == "f32")
+          throw std::runtime_error("param '" + pd.name +
+                                   "': layout 'image_pairs' needs a half dtype");
+      }
       for (const Value &s : p.at("shape").asArray()) {
         pd.shape.push_back(s.asInt());
         if (pd.shape.back() < 0 || pd.shape.back() > kMaxDim)
           throw std::runtime_error("param '" + pd.name + "': dimension out of range");
       }
       (void)pd.numElements(); // throws when the product is out of range
+      if (pd.layout == "image_pairs" && (pd.shape.empty() || pd.shape[0] % 2 != 0))
+        throw std::runtime_error("param '" + pd.name +
+                                 "': layout 'image_pairs' needs an even batch (shape[0])");
       d.params.push_back(std::move(pd));
     }
     return 0;
@@ -162,6 +174,9 @@ static KernelDesc parseKernel(const Value &k) {
     if (const Value *pairing = num->find("pairing"))
       if (pairing->asString() == "adjacent")
         d.pointerAlignment = 4;
+  for (const ParamDesc &p : d.params)
+    if (p.layout == "image_pairs")
+      d.pointerAlignment = 4;
   return d;
 }
 

@@ -53,8 +53,10 @@ struct SpconvChoosePairingPass
 
     MLIRContext *ctx = &getContext();
     module.walk([&](Conv2DOp op) {
-      // The user's pairing wins; a compiled conv's kernel already has its word shape.
-      if (op.getPairing() || op->hasAttr(kKernelAttr))
+      // The user's pairing wins, and so does the image-pair layout (its words pair images);
+      // a compiled conv's kernel already has its word shape.
+      if (op.getPairing() || op.getLayout() == TensorLayout::image_pairs ||
+          op->hasAttr(kKernelAttr))
         return;
       ConvShape shape = ConvShape::fromOp(op);
       // Reading the weights (to count them) costs a pass over each conv's: only where an

@@ -251,7 +251,7 @@ struct FoldChannelAffine : OpRewritePattern<Conv2DOp> {
         g, res.getType(), conv.getInput(), newWeights, newBias, conv.getStridesAttr(),
         conv.getPaddingAttr(), conv.getDilationsAttr(), conv.getGroupsAttr(),
         ActivationAttr::get(getContext(), activation), conv.getPairingAttr(),
-        conv.getAccumulateAttr());
+        conv.getAccumulateAttr(), conv.getLayoutAttr());
     rewriter.eraseOp(conv);
     return success();
   }

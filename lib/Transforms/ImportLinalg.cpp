@@ -177,7 +177,7 @@ LogicalResult replaceWithSpconv(ConvOp conv, ElementsAttr weights, int64_t group
       rewriter.getDenseI64ArrayAttr(padding), rewriter.getDenseI64ArrayAttr(dilations),
       rewriter.getI64IntegerAttr(groups),
       ActivationAttr::get(rewriter.getContext(), Activation::none), OutputPairingAttr(),
-      TypeAttr());
+      TypeAttr(), TensorLayoutAttr());
   return success();
 }
 
@@ -339,7 +339,7 @@ struct FuseEpilogue : OpRewritePattern<Conv2DOp> {
         e->bias ? e->bias : conv.getBiasAttr(), conv.getStridesAttr(), conv.getPaddingAttr(),
         conv.getDilationsAttr(), conv.getGroupsAttr(),
         e->relu ? ActivationAttr::get(getContext(), Activation::relu) : conv.getActivationAttr(),
-        conv.getPairingAttr(), conv.getAccumulateAttr());
+        conv.getPairingAttr(), conv.getAccumulateAttr(), conv.getLayoutAttr());
     rewriter.eraseOp(conv);
     return success();
   }

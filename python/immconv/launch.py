@@ -33,6 +33,13 @@ def check_kernel(k):
     dtypes = {p.get("dtype", "f32") for p in params}
     if len(dtypes) != 1 or not dtypes <= {"f32", "f16", "bf16"}:
         raise SidecarError("%s: params must share one dtype of f32, f16, bf16" % k["entry"])
+    # How each tensor is stored: "nchw" (the default) or "image_pairs" (a half-precision
+    # kernel's images n and n + N/2 in one 32-bit word; docs/launch-abi.md).
+    layouts = {p.get("layout", "nchw") for p in params}
+    if not layouts <= {"nchw", "image_pairs"} or (
+            "image_pairs" in layouts and (dtypes == {"f32"} or k["conv"]["N"] % 2)):
+        raise SidecarError("%s: params' layouts must be nchw, or image_pairs of a half "
+                           "dtype and an even batch" % k["entry"])
     numerics = k.get("numerics")
     if (numerics is None) != (dtypes == {"f32"}) or (
             numerics is not None and numerics.get("dtype") not in dtypes):

@@ -103,3 +103,10 @@ def test_adjacent_pairs_need_aligned_pointers(monkeypatch):
     drv.launch("fn", k, 0, [0x1000, 0x2000])
     drv.launch("fn", KERNEL, 0, [0x1002, 0x2002])
     assert len(launched) == 2
+    # So does a kernel whose tensors are stored as image pairs (whole words of two images).
+    ip = dict(KERNEL, params=[{"name": "input", "layout": "image_pairs"},
+                              {"name": "output", "layout": "image_pairs"}])
+    assert drv.pointer_alignment(ip) == 4
+    with pytest.raises(ValueError, match=r"param 'output' at 0x2006 is not 4-byte aligned"):
+        drv.launch("fn", ip, 0, [0x1000, 0x2006])
+    assert len(launched) == 2

@@ -233,6 +233,23 @@ def test_sidecar_checks_for_half_kernels():
     bad["params"][1]["dtype"] = "f32"
     with pytest.raises(launch.SidecarError, match="share one dtype"):
         launch.check_kernel(bad)
+    # the image-pair layout: a half dtype and an even batch; no other layout name
+    good = json.loads(json.dumps(k))
+    for p in good["params"]:
+        p["layout"] = "image_pairs"
+    good["conv"]["N"] = 2
+    for p in good["params"]:
+        p["shape"][0] = 2
+    good["grid"][2] = 1
+    launch.check_kernel(good)
+    bad = json.loads(json.dumps(good))
+    bad["params"][0]["layout"] = "nhwc"
+    with pytest.raises(launch.SidecarError, match="layouts must be nchw"):
+        launch.check_kernel(bad)
+    with pytest.raises(ValueError, match="stores its tensors as"):
+        st.SpconvConv2d("c", good, "x.cubin", "x.json", spec.weights, None, (1, 1), (0,) * 4,
+                        (1, 1), 1, "none", spec.input_shape, spec.output_shape, nn.Identity(),
+                        dtype=torch.float16)
     # a module refuses a kernel of another dtype than its conv's
     with pytest.raises(ValueError, match="not bf16"):
         st.SpconvConv2d("c", k, "x.cubin", "x.json", spec.weights, None, (1, 1), (0,) * 4,

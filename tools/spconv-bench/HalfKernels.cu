@@ -59,6 +59,22 @@ __global__ void nhwcKernel(const uint16_t *__restrict__ src, uint16_t *__restric
   }
 }
 
+// Where element i (row-major N x C x HW) of a half tensor lies in layout l's storage.
+__host__ __device__ inline int64_t storedIndex(int64_t i, HalfLayout l, int64_t N, int64_t C,
+                                               int64_t HW) {
+  int64_t perImage = C * HW, n = i / perImage, rem = i % perImage;
+  if (l == HalfLayout::NHWC)
+    return (n * HW + rem % HW) * C + rem / HW;
+  if (l == HalfLayout::ImagePairs)
+    return ((n % (N / 2)) * perImage + rem) * 2 + n / (N / 2);
+  return i;
+}
+
+__global__ void imagePairsKernel(const uint16_t *__restrict__ src, uint16_t *__restrict__ dst,
+                                 int64_t N, int64_t perImage, int64_t total) {
+  GRID_STRIDE(i, total) { dst[storedIndex(i, HalfLayout::ImagePairs, N, perImage, 1)] = src[i]; }
+}
+
 __global__ void padKernel(const uint16_t *__restrict__ x, uint16_t *__restrict__ xp, int64_t C,
                           int H, int W, int Hp, int Wp, int top, int left, bool nhwc,
                           int64_t total) {
@@ -119,8 +135,9 @@ struct CheckAccum {
 struct CheckArgs {
   const uint16_t *y;
   const float *ref, *absref;
-  int64_t n, K, PQ;
-  bool nhwc, bf16;
+  int64_t n, N, K, PQ; // n = N * K * PQ elements
+  HalfLayout layout;
+  bool bf16;
   double uT, tinyT;  // u * T, T * tiny
   float relFloor;    // pass 2 only (< 0 in pass 1)
 };
@@ -131,13 +148,8 @@ __global__ void checkKernel(CheckArgs a, CheckAccum *acc) {
   unsigned long long bad = 0, nonFinite = 0, refBad = 0, worst = 0, first = ~0ull;
   float maxDiff = 0, maxRef = 0, maxRel = 0;
   double sd = 0, sr = 0;
-  const int64_t KPQ = a.K * a.PQ;
   GRID_STRIDE(i, a.n) {
-    int64_t j = i;
-    if (a.nhwc) {
-      int64_t nn = i / KPQ, rem = i % KPQ;
-      j = (nn * a.PQ + rem % a.PQ) * a.K + rem / a.PQ;
-    }
+    int64_t j = storedIndex(i, a.layout, a.N, a.K, a.PQ);
     float yv = fromHalfBits(a.y[j], a.bf16), r = a.ref[i], ar = a.absref[i];
     if (!isfinite(r) || !isfinite(ar)) {
       if (a.relFloor < 0)
@@ -260,6 +272,15 @@ void nchwToNhwcHalf(const uint16_t *src, uint16_t *dst, int64_t N, int64_t C, in
   CUDART_CHECK(cudaGetLastError());
 }
 
+void nchwToImagePairsHalf(const uint16_t *src, uint16_t *dst, int64_t N, int64_t perImage,
+                          cudaStream_t s) {
+  if (N % 2 != 0)
+    throw std::runtime_error("image-pair layout: odd batch " + std::to_string(N));
+  int64_t total = N * perImage;
+  imagePairsKernel<<<gridFor(total, 256), 256, 0, s>>>(src, dst, N, perImage, total);
+  CUDART_CHECK(cudaGetLastError());
+}
+
 void padInputHalf(const uint16_t *x, uint16_t *xp, int64_t N, int64_t C, int H, int W, int Hp,
                   int Wp, int top, int left, HalfLayout l, cudaStream_t s) {
   int64_t total = N * C * Hp * Wp;
@@ -295,7 +316,7 @@ HalfCheckResult checkHalf(const uint16_t *y, HalfLayout l, HalfType t, const flo
   CheckAccum h{};
   h.firstViolation = ~0ull;
   CUDART_CHECK(cudaMemcpyAsync(acc, &h, sizeof h, cudaMemcpyHostToDevice, s));
-  CheckArgs a{y,    ref,  absref, n, K, PQ, l == HalfLayout::NHWC, t == HalfType::BF16,
+  CheckArgs a{y,    ref,  absref, n, N, K, PQ, l, t == HalfType::BF16,
               bound.unitRoundoff * bound.errorTerms, bound.errorTerms * bound.tiny, -1.0f};
   unsigned grid = std::min<unsigned>(gridFor(n, 256), 132 * 16);
   HalfCheckResult r;
@@ -318,11 +339,7 @@ HalfCheckResult checkHalf(const uint16_t *y, HalfLayout l, HalfType t, const flo
     r.maxErrOverBound = __builtin_bit_cast(float, static_cast<uint32_t>(h.worstKey >> 32));
     if (n > 0) {
       r.worstIndex = static_cast<int64_t>(h.worstKey & 0xffffffffull);
-      int64_t i = r.worstIndex, j = i;
-      if (l == HalfLayout::NHWC) {
-        int64_t KPQ = K * PQ, nn = i / KPQ, rem = i % KPQ;
-        j = (nn * PQ + rem % PQ) * K + rem / PQ;
-      }
+      int64_t i = r.worstIndex, j = storedIndex(i, l, N, K, PQ);
       r.worstY = hostFromHalfBits(fetch(y, j), t);
       r.worstRef = fetch(ref, i);
       r.worstAbsRef = fetch(absref, i);

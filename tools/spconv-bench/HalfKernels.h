@@ -37,9 +37,14 @@ void absolute(const float *x, float *y, int64_t n, cudaStream_t s);
 // Every element a quiet NaN of type t.
 void fillNaNHalf(uint16_t *y, int64_t n, HalfType t, cudaStream_t s);
 
-// Layout of a 4-d half tensor: NCHW (dims N, C, H, W as given) or NHWC (the same logical
-// tensor stored channel-last).
-enum class HalfLayout { NCHW, NHWC };
+// Layout of a 4-d half tensor: NCHW (dims N, C, H, W as given), NHWC (the same logical
+// tensor stored channel-last) or ImagePairs (a kernel's "image_pairs" params: images n and
+// n + N/2 of one element share a 32-bit word; docs/launch-abi.md; N even).
+enum class HalfLayout { NCHW, NHWC, ImagePairs };
+
+// dst (image pairs) = src (NCHW), N images of perImage elements. Used before timing.
+void nchwToImagePairsHalf(const uint16_t *src, uint16_t *dst, int64_t N, int64_t perImage,
+                          cudaStream_t s);
 
 // dst (NHWC) = src (NCHW), both N x C x HW logically. Used before timing, never inside it.
 void nchwToNhwcHalf(const uint16_t *src, uint16_t *dst, int64_t N, int64_t C, int64_t HW,

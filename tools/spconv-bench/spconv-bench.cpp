@@ -187,9 +187,14 @@ void runBench(const Options &o, Value &report) {
 
   // Precision: the input and output params' dtype (f32, or a half kernel: HalfKernels.h).
   std::string dtype;
+  // How the kernel stores its input and output (docs/launch-abi.md): the bench fills and
+  // reads those buffers in that layout and checks the logical NCHW tensors.
+  HalfLayout inLayout = HalfLayout::NCHW, outLayout = HalfLayout::NCHW;
   for (const auto &p : kd.params) {
     if (p.role != "input" && p.role != "output")
       continue;
+    if (p.layout == "image_pairs")
+      (p.role == "input" ? inLayout : outLayout) = HalfLayout::ImagePairs;
     if (!dtype.empty() && p.dtype != dtype)
       throw std::runtime_error("param '" + p.name + "' has dtype '" + p.dtype + "', another '" +
                                dtype + "': mixed precisions are not supported");
@@ -326,8 +331,12 @@ void runBench(const Options &o, Value &report) {
   DevHalf xh(hIn), yh(hOut), wh(half ? w.size() : 0);
   DevArray wr(half ? w.size() : 0), br(half ? bias.size() : 0), yRefH(hOut), yAbs(hOut);
   const float *biasRoundedPtr = nullptr;
+  // The input as the kernel stores it, where that is not NCHW.
+  DevHalf xhStored(inLayout == HalfLayout::NCHW ? 0 : hIn);
   if (half) {
     roundToHalf(x.p, xh.p, x.p, inCount, ht, stream);
+    if (inLayout == HalfLayout::ImagePairs)
+      nchwToImagePairsHalf(xh.p, xhStored.p, c.N, c.C * c.H * c.W, stream);
     roundToHalf(wDev.p, wh.p, wr.p, w.size(), ht, stream);
     DevHalf bh(bias.size());
     if (!bias.empty()) {
@@ -357,7 +366,8 @@ void runBench(const Options &o, Value &report) {
       if (p.numElements() != inCount)
         throw std::runtime_error("param '" + p.name + "' has " + std::to_string(p.numElements()) +
                                  " elements, the conv input " + std::to_string(inCount));
-      args.push_back(half ? reinterpret_cast<CUdeviceptr>(xh.p)
+      const uint16_t *xin = inLayout == HalfLayout::NCHW ? xh.p : xhStored.p;
+      args.push_back(half ? reinterpret_cast<CUdeviceptr>(xin)
                           : reinterpret_cast<CUdeviceptr>(x.p));
     } else if (p.role == "output") {
       if (p.numElements() != outCount)
@@ -417,7 +427,7 @@ void runBench(const Options &o, Value &report) {
     fillNaNHalf(yh.p, outCount, ht, stream);
     runOurs(stream);
     CUDART_CHECK(cudaStreamSynchronize(stream));
-    HalfCheckResult r = checkHalf(yh.p, HalfLayout::NCHW, ht, yRefH.p, yAbs.p, c.N, c.K,
+    HalfCheckResult r = checkHalf(yh.p, outLayout, ht, yRefH.p, yAbs.p, c.N, c.K,
                                   c.P * c.Q, hb, stream);
     errors.set(key, halfErrorJson(r));
     report.set("errors", errors);

@@ -295,6 +295,15 @@ static std::vector<double> reference(const ConvCase &cc, const float *in,
   return out;
 }
 
+/// Where element e (row-major NCHW index) of a tensor of n images of `perImage` elements
+/// lies in a buffer of layout l (ConvShape.h, Layout).
+static int64_t storedAt(Layout l, int64_t e, int64_t n, int64_t perImage) {
+  if (l != Layout::imagePairs)
+    return e;
+  int64_t image = e / perImage, half = n / 2;
+  return ((image % half) * perImage + e % perImage) * 2 + image / half;
+}
+
 static const llvm::fltSemantics &halfSemantics(Precision p) {
   return p == Precision::bf16 ? llvm::APFloat::BFloat() : llvm::APFloat::IEEEhalf();
 }
@@ -548,9 +557,12 @@ int main(int argc, char **argv) {
       auto fn = reinterpret_cast<KernelFn>(*fnOrErr);
       const llvm::fltSemantics &sem = halfSemantics(cc.shape.precision);
       GuardedBuffer<uint16_t> in(inSize), out(outSize);
+      // Logical NCHW element e lies at storedAt(...) of its buffer (the conv's layout).
+      Layout layout = cc.shape.layout;
       for (int64_t e = 0; e < inSize; ++e) {
-        in.data()[e] = toHalfBits(inValues[e], sem);
-        inValues[e] = fromHalfBits(in.data()[e], sem);
+        uint16_t &h = in.data()[storedAt(layout, e, s.n, s.c * s.h * s.w)];
+        h = toHalfBits(inValues[e], sem);
+        inValues[e] = fromHalfBits(h, sem);
       }
       auto inDesc = in.descriptor(s.n, s.c, s.h, s.w);
       auto outDesc = out.descriptor(s.n, s.k, s.p, s.q);
@@ -558,8 +570,9 @@ int main(int argc, char **argv) {
       if (testPoisonOutput >= 0 && testPoisonOutput < out.size)
         out.data()[testPoisonOutput] = poisonOf<uint16_t>();
       for (int64_t e = 0; e < outSize; ++e) {
-        outValues[e] = fromHalfBits(out.data()[e], sem);
-        unwrittenAt[e] = isPoison(out.data()[e]);
+        uint16_t h = out.data()[storedAt(layout, e, s.n, s.k * s.p * s.q)];
+        outValues[e] = fromHalfBits(h, sem);
+        unwrittenAt[e] = isPoison(h);
       }
       guardsIntact = in.guardsIntact() && out.guardsIntact();
       // The reference computes with what the kernel computes with: the weights and bias

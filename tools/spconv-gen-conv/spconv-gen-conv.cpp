@@ -43,7 +43,7 @@ struct Options {
   uint64_t seed = 1;
   bool bias = false, relu = false, relu6 = false;
   std::string layer, outDir;
-  std::string dtype = "f32", pairing, accumulate;
+  std::string dtype = "f32", pairing, accumulate, layout;
 };
 
 [[noreturn]] void die(const std::string &msg) {
@@ -85,6 +85,9 @@ void usage() {
       "                      compiler's choice)\n"
       "  --accumulate A      half precision: where sums live, f32 (bounded half runs\n"
       "                      promoted to f32) or the --dtype (default: the compiler's)\n"
+      "  --layout L          how the input and output are stored: nchw (default) or\n"
+      "                      image_pairs (half precision, even batch: images n and n + N/2\n"
+      "                      share a 32-bit word; docs/design.md, \"Image-pair layout\")\n"
       "writes DIR/conv.mlir, DIR/weights.bin (KCRS f32), DIR/bias.bin (with --bias)\n");
 }
 
@@ -135,6 +138,10 @@ Options parse(int argc, char **argv) {
       if (o.pairing != "images" && o.pairing != "rows" && o.pairing != "columns" &&
           o.pairing != "adjacent")
         die("--pairing must be images, rows, columns or adjacent, got " + o.pairing);
+    } else if (a == "--layout") {
+      o.layout = next();
+      if (o.layout != "nchw" && o.layout != "image_pairs")
+        die("--layout must be nchw or image_pairs, got " + o.layout);
     } else if (a == "--accumulate") {
       o.accumulate = next();
       if (o.accumulate != "f32" && o.accumulate != "f16" && o.accumulate != "bf16")
@@ -245,6 +252,8 @@ int main(int argc, char **argv) {
     m << ", accumulate = " << o.accumulate;
   if (!o.pairing.empty())
     m << ", pairing = #spconv.pairing<" << o.pairing << ">";
+  if (!o.layout.empty() && o.layout != "nchw")
+    m << ", layout = #spconv.layout<" << o.layout << ">";
   if (o.relu6)
     m << ", activation = #spconv.activation<relu6>";
   else if (o.relu)

@@ -44,9 +44,12 @@ int main(int argc, char **argv) {
                   k.entry.c_str(), k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1],
                   k.block[2], k.dynamicSharedBytes);
       for (const ParamDesc &p : k.params)
-        std::printf("  param %s: %s %s %s, %lld elements\n", p.name.c_str(), p.role.c_str(),
-                    p.dtype.c_str(), joined(p.shape).c_str(),
+        std::printf("  param %s: %s %s %s%s, %lld elements\n", p.name.c_str(),
+                    p.role.c_str(), p.dtype.c_str(), joined(p.shape).c_str(),
+                    p.layout == "nchw" ? "" : (" as " + p.layout).c_str(),
                     static_cast<long long>(p.numElements()));
+      if (k.pointerAlignment > 1)
+        std::printf("  pointers %u-byte aligned\n", k.pointerAlignment);
       if (k.hasConv) {
         const ConvDesc &c = k.conv;
         std::printf("  conv N=%lld C=%lld H=%lld W=%lld K=%lld R=%lld S=%lld -> P=%lld "

@@ -21,7 +21,10 @@ namespace runtime {
 struct ParamDesc {
   std::string name;
   std::string role;  // "input" | "output" (others are passed through untouched)
-  std::string dtype; // "f32"
+  std::string dtype; // "f32" | "f16" | "bf16"
+  // How the tensor is stored: "nchw" (row-major in `shape`'s order), or "image_pairs" (half
+  // precision: images n and n + N/2 of one element share a 32-bit word; docs/launch-abi.md).
+  std::string layout = "nchw";
   std::vector<int64_t> shape;
   int64_t numElements() const;
   int64_t numBytes() const; // only f32 today: 4 bytes per element
@@ -49,9 +52,9 @@ struct KernelDesc {
   ConvDesc conv;
   int64_t weightsNnz = -1;   // -1 when the sidecar omits it
   int64_t weightsTotal = -1;
-  // Byte alignment every tensor pointer must have: 4 where a half-precision kernel pairs
-  // adjacent elements (numerics.pairing "adjacent": it loads and stores whole 32-bit words),
-  // else the element size's (which any pointer to the data already has).
+  // Byte alignment every tensor pointer must have: 4 where a half-precision kernel loads and
+  // stores whole 32-bit words (numerics.pairing "adjacent", or a param in the "image_pairs"
+  // layout), else the element size's (which any pointer to the data already has).
   unsigned pointerAlignment = 1;
   json::Value tiling;        // copied through to reports as-is
   json::Value raw;           // the whole kernel object

@@ -44,6 +44,11 @@ ConvShape ConvShape::fromOp(Conv2DOp op) {
   s.accumulate = acc && acc->isF32() ? Precision::f32 : s.precision;
   Pairing pairing =
       op.getPairing() ? static_cast<Pairing>(*op.getPairing()) : Pairing::none;
+  // The image-pair layout stores the images pairing's words (the verifier refuses another).
+  if (op.getLayout() == TensorLayout::image_pairs) {
+    s.layout = Layout::imagePairs;
+    pairing = Pairing::images;
+  }
   return paired(s, pairing == Pairing::none ? choosePairing(s) : pairing);
 }
 
@@ -125,6 +130,10 @@ const char *spconv::pairingName(Pairing p) {
   return "none";
 }
 
+const char *spconv::layoutName(Layout l) {
+  return l == Layout::imagePairs ? "image_pairs" : "nchw";
+}
+
 const char *spconv::epilogueName(Epilogue e) {
   switch (e) {
   case Epilogue::none:
@@ -149,7 +158,9 @@ std::string ConvShape::str() const {
                                    pairingName(pairing), pairedExtent,
                                    precisionName(accumulate))
                          .str()
-                   : std::string());
+                   : std::string()) +
+         // NCHW keys are what they were before layouts: cached templates stay valid.
+         (layout != Layout::nchw ? std::string("lay") + layoutName(layout) : std::string());
 }
 
 std::string Tiling::str() const {

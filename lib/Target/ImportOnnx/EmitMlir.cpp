@@ -76,7 +76,7 @@ OwningOpRef<ModuleOp> spconv::onnx_import::emitConvFuncs(const OnnxGraph &graph,
                                ArrayRef<int64_t>(g.strides), ArrayRef<int64_t>(g.pads),
                                ArrayRef<int64_t>(g.dilations),
                                static_cast<uint64_t>(g.group), conv.activation,
-                               OutputPairingAttr(), TypeAttr());
+                               OutputPairingAttr(), TypeAttr(), TensorLayout::nchw);
     func::ReturnOp::create(inner, loc, op.getResult());
   }
   return module;

@@ -140,18 +140,26 @@ class LoadedModule:
             self.functions[k["entry"]] = fn
 
 
+def loads_whole_words(kernel):
+    """Whether a half-precision kernel loads and stores whole 32-bit words: it pairs adjacent
+    elements (numerics.pairing "adjacent") or its tensors are stored as image pairs (a param
+    with layout "image_pairs"; docs/launch-abi.md)."""
+    return ((kernel.get("numerics") or {}).get("pairing") == "adjacent"
+            or any(p.get("layout") == "image_pairs" for p in kernel.get("params", [])))
+
+
 def pointer_alignment(kernel):
-    """Bytes every tensor pointer of `kernel` must be aligned to: 4 where a half-precision
-    kernel pairs adjacent elements (it loads and stores whole 32-bit words), else 1."""
-    return 4 if (kernel.get("numerics") or {}).get("pairing") == "adjacent" else 1
+    """Bytes every tensor pointer of `kernel` must be aligned to: 4 where it moves whole
+    32-bit words (loads_whole_words), else 1."""
+    return 4 if loads_whole_words(kernel) else 1
 
 
 def launch(fn, kernel, stream, pointers):
     align = pointer_alignment(kernel)
     for name, p in zip((q.get("name", "?") for q in kernel.get("params", [])), pointers):
         if p % align:
-            raise ValueError("kernel %r reads and writes whole %d-byte words (numerics.pairing "
-                             "adjacent): param %r at 0x%x is not %d-byte aligned"
-                             % (kernel.get("entry"), align, name, p, align))
+            raise ValueError("kernel %r reads and writes whole %d-byte words (adjacent pairs "
+                             "or the image-pair layout): param %r at 0x%x is not %d-byte "
+                             "aligned" % (kernel.get("entry"), align, name, p, align))
     driver().launch(fn, kernel["grid"], kernel["block"], kernel.get("dynamic_shared_bytes", 0),
                     stream, pointers)

@@ -72,6 +72,11 @@ class SpconvConv2d(nn.Module):
         if any(g != want for g in got):
             raise ValueError("%s: kernel %s has params of %s, not %s" % (
                 name, kernel.get("entry"), got, want))
+        # run_kernel passes plain NCHW tensors (docs/launch-abi.md, "layout").
+        layouts = [p.get("layout", "nchw") for p in (kernel or {}).get("params", ())]
+        if any(lay != "nchw" for lay in layouts):
+            raise ValueError("%s: kernel %s stores its tensors as %s; immconv.torch passes "
+                             "NCHW tensors" % (name, kernel.get("entry"), layouts))
         self.mode = "auto"
         self.kept_layout = "nchw"
         self._folded = None     # (device, weight, bias) for run_channels_last

@@ -338,3 +338,36 @@ func.func @bias_other_half(%x: tensor<1x1x1x1xbf16>) -> tensor<1x1x1x1xbf16> {
   %y = spconv.conv2d %x {weights = dense<1.0> : tensor<1x1x1x1xbf16>, bias = dense<1.0> : tensor<1xf16>} : tensor<1x1x1x1xbf16> -> tensor<1x1x1x1xbf16>
   return %y : tensor<1x1x1x1xbf16>
 }
+
+// -----
+
+func.func @image_pairs_f32(%x: tensor<2x1x4x4xf32>) -> tensor<2x1x4x4xf32> {
+  // expected-error @+1 {{'layout' image_pairs applies to f16 and bf16 convs only}}
+  %y = spconv.conv2d %x {weights = dense<1.0> : tensor<1x1x1x1xf32>, layout = #spconv.layout<image_pairs>} : tensor<2x1x4x4xf32> -> tensor<2x1x4x4xf32>
+  return %y : tensor<2x1x4x4xf32>
+}
+
+// -----
+
+func.func @image_pairs_odd_batch(%x: tensor<3x1x4x4xf16>) -> tensor<3x1x4x4xf16> {
+  // expected-error @+1 {{'layout' image_pairs needs an even batch, got 3}}
+  %y = spconv.conv2d %x {weights = dense<1.0> : tensor<1x1x1x1xf32>, layout = #spconv.layout<image_pairs>} : tensor<3x1x4x4xf16> -> tensor<3x1x4x4xf16>
+  return %y : tensor<3x1x4x4xf16>
+}
+
+// -----
+
+func.func @image_pairs_other_pairing(%x: tensor<2x1x4x4xbf16>) -> tensor<2x1x4x4xbf16> {
+  // expected-error @+1 {{'layout' image_pairs pairs images; 'pairing' adjacent contradicts it}}
+  %y = spconv.conv2d %x {weights = dense<1.0> : tensor<1x1x1x1xf32>, pairing = #spconv.pairing<adjacent>, layout = #spconv.layout<image_pairs>} : tensor<2x1x4x4xbf16> -> tensor<2x1x4x4xbf16>
+  return %y : tensor<2x1x4x4xbf16>
+}
+
+// -----
+
+func.func @unknown_layout(%x: tensor<2x1x4x4xf16>) -> tensor<2x1x4x4xf16> {
+  // expected-error @+2 {{expected ::spconv::TensorLayout to be one of: nchw, image_pairs}}
+  // expected-error @+1 {{failed to parse Spconv_TensorLayoutAttr parameter}}
+  %y = spconv.conv2d %x {weights = dense<1.0> : tensor<1x1x1x1xf32>, layout = #spconv.layout<nhwc>} : tensor<2x1x4x4xf16> -> tensor<2x1x4x4xf16>
+  return %y : tensor<2x1x4x4xf16>
+}

@@ -9,7 +9,7 @@
 // CHECK-LABEL: func.func @defaults
 // CHECK-NEXT: spconv.conv2d %{{.*}} {weights = dense<{{\[\[\[\[}}1.000000e+00, 0.000000e+00{{\]\]\]\]}}> : tensor<1x1x1x2xf32>} : tensor<1x1x2x2xf32> -> tensor<1x1x2x1xf32>
 // GENERIC-LABEL: sym_name = "defaults"
-// GENERIC: "spconv.conv2d"(%{{.*}}) <{activation = #spconv.activation<none>, dilations = array<i64: 1, 1>, groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, weights = dense<{{.*}}> : tensor<1x1x1x2xf32>}> : (tensor<1x1x2x2xf32>) -> tensor<1x1x2x1xf32>
+// GENERIC: "spconv.conv2d"(%{{.*}}) <{activation = #spconv.activation<none>, dilations = array<i64: 1, 1>, groups = 1 : i64, layout = #spconv.layout<nchw>, padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, weights = dense<{{.*}}> : tensor<1x1x1x2xf32>}> : (tensor<1x1x2x2xf32>) -> tensor<1x1x2x1xf32>
 func.func @defaults(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x2x1xf32> {
   %y = spconv.conv2d %x {weights = dense<[[[[1.0, 0.0]]]]> : tensor<1x1x1x2xf32>}
       : tensor<1x1x2x2xf32> -> tensor<1x1x2x1xf32>
@@ -21,7 +21,7 @@ func.func @defaults(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x2x1xf32> {
 // CHECK-LABEL: func.func @all_attributes
 // CHECK-NEXT: spconv.conv2d %{{.*}} {activation = #spconv.activation<relu>, bias = dense<[1.000000e+00, -1.000000e+00, 5.000000e-01, 0.000000e+00]> : tensor<4xf32>, dilations = array<i64: 2, 1>, groups = 2 : i64, padding = array<i64: 1, 0, 2, 1>, strides = array<i64: 2, 3>, weights = dense<2.500000e-01> : tensor<4x1x3x2xf32>} : tensor<2x2x5x6xf32> -> tensor<2x4x2x2xf32>
 // GENERIC-LABEL: sym_name = "all_attributes"
-// GENERIC: "spconv.conv2d"(%{{.*}}) <{activation = #spconv.activation<relu>, bias = dense<{{.*}}> : tensor<4xf32>, dilations = array<i64: 2, 1>, groups = 2 : i64, padding = array<i64: 1, 0, 2, 1>, strides = array<i64: 2, 3>, weights = dense<2.500000e-01> : tensor<4x1x3x2xf32>}>
+// GENERIC: "spconv.conv2d"(%{{.*}}) <{activation = #spconv.activation<relu>, bias = dense<{{.*}}> : tensor<4xf32>, dilations = array<i64: 2, 1>, groups = 2 : i64, layout = #spconv.layout<nchw>, padding = array<i64: 1, 0, 2, 1>, strides = array<i64: 2, 3>, weights = dense<2.500000e-01> : tensor<4x1x3x2xf32>}>
 func.func @all_attributes(%x: tensor<2x2x5x6xf32>) -> tensor<2x4x2x2xf32> {
   %y = spconv.conv2d %x {weights = dense<0.25> : tensor<4x1x3x2xf32>,
                          bias = dense<[1.0, -1.0, 0.5, 0.0]> : tensor<4xf32>,
@@ -72,10 +72,15 @@ func.func @resource(%x: tensor<1x1x1x2xf32>) -> tensor<1x2x1x1xf32> {
 // CHECK: spconv.conv2d %{{.*}} {pairing = #spconv.pairing<rows>, weights = dense<1.500000e+00> : tensor<2x1x1x1xf16>} : tensor<1x1x4x4xf16> -> tensor<1x2x4x4xf16>
 // CHECK: spconv.conv2d %{{.*}} {weights = dense<2.500000e-01> : tensor<2x1x1x1xf32>} : tensor<2x1x4x4xbf16> -> tensor<2x2x4x4xbf16>
 // CHECK: spconv.conv2d %{{.*}} {pairing = #spconv.pairing<adjacent>, weights = dense<1.500000e+00> : tensor<2x1x1x1xf16>} : tensor<1x1x4x4xf16> -> tensor<1x2x4x4xf16>
+// The image-pair layout; nchw, the default, is elided.
+// CHECK: spconv.conv2d %{{.*}} {layout = #spconv.layout<image_pairs>, weights = dense<2.500000e-01> : tensor<2x1x1x1xf32>} : tensor<2x1x4x4xbf16> -> tensor<2x2x4x4xbf16>
+// CHECK: spconv.conv2d %{{.*}} {weights = dense<2.500000e-01> : tensor<2x1x1x1xf32>} : tensor<2x1x4x4xbf16> -> tensor<2x2x4x4xbf16>
 func.func @half(%x: tensor<1x1x4x4xf16>, %z: tensor<2x1x4x4xbf16>) -> (tensor<1x2x4x4xf16>, tensor<2x2x4x4xbf16>, tensor<1x2x4x4xf16>) {
   %y = spconv.conv2d %x {weights = dense<1.5> : tensor<2x1x1x1xf16>, pairing = #spconv.pairing<rows>} : tensor<1x1x4x4xf16> -> tensor<1x2x4x4xf16>
   %w = spconv.conv2d %z {weights = dense<0.25> : tensor<2x1x1x1xf32>} : tensor<2x1x4x4xbf16> -> tensor<2x2x4x4xbf16>
   %a = spconv.conv2d %x {weights = dense<1.5> : tensor<2x1x1x1xf16>, pairing = #spconv.pairing<adjacent>} : tensor<1x1x4x4xf16> -> tensor<1x2x4x4xf16>
+  %ip = spconv.conv2d %z {weights = dense<0.25> : tensor<2x1x1x1xf32>, layout = #spconv.layout<image_pairs>} : tensor<2x1x4x4xbf16> -> tensor<2x2x4x4xbf16>
+  %nc = spconv.conv2d %z {weights = dense<0.25> : tensor<2x1x1x1xf32>, layout = #spconv.layout<nchw>} : tensor<2x1x4x4xbf16> -> tensor<2x2x4x4xbf16>
   return %y, %w, %a : tensor<1x2x4x4xf16>, tensor<2x2x4x4xbf16>, tensor<1x2x4x4xf16>
 }
 

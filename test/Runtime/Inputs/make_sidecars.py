@@ -40,6 +40,26 @@ edited("grid-huge.json", lambda k: k.__setitem__("grid", [1, 1e300, 1]))
 edited("no-params.json", lambda k: k.pop("params"))
 edited("entry-type.json", lambda k: k.__setitem__("entry", 7))
 edited("activation.json", lambda k: k["conv"].__setitem__("activation", "gelu"))
+edited("layout-unknown.json", lambda k: k["params"][0].__setitem__("layout", "nhwc"))
+edited("layout-f32.json", lambda k: k["params"][0].__setitem__("layout", "image_pairs"))
+
+
+def image_pairs(k):
+    for p in k["params"]:
+        p["dtype"], p["layout"] = "f16", "image_pairs"
+
+
+edited("layout-odd.json", image_pairs)
+
+
+def even_image_pairs(k):
+    image_pairs(k)
+    k["conv"]["N"] = 2
+    for p in k["params"]:
+        p["shape"][0] = 2
+
+
+edited("layout-pairs.json", even_image_pairs)
 doc = copy.deepcopy(good)
 doc["version"] = 2
 write("version.json", json.dumps(doc))

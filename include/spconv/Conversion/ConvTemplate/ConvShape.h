@@ -37,6 +37,15 @@ const char *precisionName(Precision p);
 enum class Pairing : int64_t { none = 0, images = 1, rows = 2, columns = 3, adjacent = 4 };
 /// "none", "images", "rows", "columns" or "adjacent".
 const char *pairingName(Pairing p);
+/// How a conv's input and output are stored (docs/design.md, "Image-pair layout"). `nchw`:
+/// row-major NCHW / NKPQ in the element type. `imagePairs` (half precision, even N): images
+/// n and n + N/2 share a 32-bit word, element (n, c, y, x) at half index
+/// (((n mod N/2) * C + c) * H + y) * W + x) * 2 + n div (N/2). That is where the images
+/// pairing's words live, so such a kernel loads and stores whole words, as adjacent pairs
+/// do. Mirrors spconv::TensorLayout of the dialect.
+enum class Layout : int64_t { nchw = 0, imagePairs = 1 };
+/// "nchw" or "image_pairs": the dialect's, the sidecar's and the runtime's spelling.
+const char *layoutName(Layout l);
 
 struct ConvShape {
   int64_t n, c, h, w;      // input NCHW
@@ -59,6 +68,8 @@ struct ConvShape {
   Precision accumulate = Precision::f32;
   Pairing pairing = Pairing::none;
   int64_t pairedExtent = 0;
+  // How the input and output are stored; imagePairs implies Pairing::images.
+  Layout layout = Layout::nchw;
 
   /// The conv's own shape with `pairing` as the kernel's word shape (chooses the pairing
   /// with choosePairing where the op asks for none).
@@ -66,9 +77,12 @@ struct ConvShape {
   bool isHalf() const { return precision != Precision::f32; }
   /// A half-precision kernel whose sums are f32: each chunk's run is promoted.
   bool promotesRuns() const { return isHalf() && accumulate == Precision::f32; }
-  /// A word's two halves are adjacent in the tensors (Pairing::adjacent): staging, direct
-  /// inputs and stores move whole words at word-shape column x as elements 2x, 2x + 1.
-  bool pairsWholeWords() const { return pairing == Pairing::adjacent; }
+  /// A word's two halves are adjacent in the tensors (Pairing::adjacent, or images stored as
+  /// image pairs): staging, direct inputs and stores move whole words at word-shape
+  /// coordinates (column x as elements 2x, 2x + 1; image n as n and n + N/2).
+  bool pairsWholeWords() const {
+    return pairing == Pairing::adjacent || layout == Layout::imagePairs;
+  }
   /// A half-precision word gathers its two halves from two places (images, rows, columns):
   /// staging and direct inputs load both and pack them; the store unpacks.
   bool gathersPairs() const { return isHalf() && !pairsWholeWords(); }

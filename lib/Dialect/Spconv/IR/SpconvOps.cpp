@@ -184,6 +184,19 @@ LogicalResult Conv2DOp::verify() {
       return emitOpError("'pairing' adjacent needs an even input width, got ") << w;
   }
 
+  if (getLayout() == TensorLayout::image_pairs) {
+    // A word holds images n and n + N/2 of one element (ConvShape.h, Layout): only the
+    // images pairing reads and writes such words whole, and every word is full.
+    if (elem.isF32())
+      return emitOpError("'layout' image_pairs applies to f16 and bf16 convs only: it stores "
+                         "two images' halves in one 32-bit word");
+    if (n % 2 != 0)
+      return emitOpError("'layout' image_pairs needs an even batch, got ") << n;
+    if (getPairing() && *getPairing() != OutputPairing::images)
+      return emitOpError("'layout' image_pairs pairs images; 'pairing' ")
+             << stringifyOutputPairing(*getPairing()) << " contradicts it";
+  }
+
   if (auto bias = getBiasAttr()) {
     ShapedType bt = bias.getShapedType();
     if (!bt.getElementType().isF32() && bt.getElementType() != elem)

@@ -55,4 +55,21 @@ def Spconv_OutputPairingAttr : EnumAttr<Spconv_Dialect, Spconv_OutputPairing, "p
   let assemblyFormat = "`<` $value `>`";
 }
 
+// How a conv's input and result are stored (docs/design.md, "Image-pair layout"). `nchw`:
+// plain row-major NCHW / NKPQ. `image_pairs` (half precision, even batch): images n and
+// n + N/2 share one 32-bit word, element (n, c, y, x) at half index
+// (((n mod N/2) * C + c) * H + y) * W + x) * 2 + n div (N/2), so the images pairing's words
+// are loaded and stored whole. Mirrors spconv::Layout of ConvShape.h.
+def Spconv_TensorLayout : I32EnumAttr<"TensorLayout", "how a conv's tensors are stored", [
+    I32EnumAttrCase<"nchw", 0>,
+    I32EnumAttrCase<"image_pairs", 1>
+  ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::spconv";
+}
+
+def Spconv_TensorLayoutAttr : EnumAttr<Spconv_Dialect, Spconv_TensorLayout, "layout"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 #endif // SPCONV_DIALECT_TD

@@ -31,7 +31,9 @@ def Spconv_Conv2DOp : Spconv_Op<"conv2d", [Pure]> {
     live: the input's type (every product accumulated in half precision), or f32 (each
     staged channel chunk's products accumulated in half precision, then added to an f32
     sum: bounded runs); without it, the input's type, which measured faster (docs/design.md,
-    "Half precision").
+    "Half precision"). `layout` says how the input and result are stored: `nchw` (the
+    default), or `image_pairs` (half precision, even batch: images n and n + N/2 interleaved
+    in 32-bit words, so the kernel moves whole words; the pairing is then `images`).
 
     NaN and Inf weights are accepted and compiled as they are: they are nonzero, so they stay
     as FMA immediates and propagate exactly as they would in a dense convolution. Only +0.0 and
@@ -57,7 +59,8 @@ def Spconv_Conv2DOp : Spconv_Op<"conv2d", [Pure]> {
     DefaultValuedAttr<I64Attr, "1">:$groups,
     DefaultValuedAttr<Spconv_ActivationAttr, "::spconv::Activation::none">:$activation,
     OptionalAttr<Spconv_OutputPairingAttr>:$pairing,
-    OptionalAttr<TypeAttr>:$accumulate
+    OptionalAttr<TypeAttr>:$accumulate,
+    DefaultValuedAttr<Spconv_TensorLayoutAttr, "::spconv::TensorLayout::nchw">:$layout
   );
   let results = (outs AnyRankedTensor:$result);
 
