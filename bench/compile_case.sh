@@ -6,7 +6,9 @@
 # sparsity pattern of the same shape against the now-filled cache), and leaves OUTDIR ready
 # for bench/run_device.sh: kernels.{json,ptx,cubin}, weights.bin, case.json with the times.
 # SPCONV_DTYPE=f16|bf16 compiles the half-precision kernel (spconv-gen-conv --dtype), and
-# SPCONV_ACCUMULATE=f32|f16|bf16 states its accumulation (--accumulate).
+# SPCONV_ACCUMULATE=f32|f16|bf16 states its accumulation (--accumulate), and
+# SPCONV_LAYOUT=image_pairs stores its tensors as image pairs (--layout; even batches only:
+# a batch-1 case keeps NCHW).
 set -euo pipefail
 [ $# -ge 4 ] || { sed -n '2,8p' "$0"; exit 2; }
 layer=$1 batch=$2 sparsity=$3 out=$4; shift 4
@@ -17,6 +19,9 @@ trap 'rm -rf "$cache" "$out/warm"' EXIT
 
 dtype=(--dtype "${SPCONV_DTYPE:-f32}")
 [ -z "${SPCONV_ACCUMULATE:-}" ] || dtype+=(--accumulate "$SPCONV_ACCUMULATE")
+if [ "${SPCONV_LAYOUT:-nchw}" != nchw ] && [ $((batch % 2)) = 0 ]; then
+  dtype+=(--layout "$SPCONV_LAYOUT")
+fi
 "$bin/spconv-gen-conv" --layer "$layer" --batch "$batch" --sparsity "$sparsity" --seed 1 \
   "${dtype[@]}" -o "$out" >/dev/null
 now() { date +%s.%N; }

@@ -6,8 +6,9 @@ usage: bench/tuning_table.py RESULT.json [RESULT.json ...] -o TABLE.json
 
 RESULT.json: what `bench/variants.sh run OUTDIR RESULT.json` writes on the GPU machine
 (every case's spconv-bench JSON per repetition). Cases are grouped by the conv they compile
-(logical shape, dtype, accumulation; not the pairing, so a variant that changes the pairing,
-`--pairing rows`, competes with its conv's other variants); the group's `<name>-base` case is
+(logical shape, layout, dtype, accumulation; not the pairing, so a variant that changes the
+pairing, `--pairing rows`, competes with its conv's other variants; an image-pair case, its
+spconv-bench "layout", is another conv whose entry says "layout"); the group's `<name>-base` case is
 the heuristic's tiling and pairing. A group gets an entry when its fastest case (the median
 of its repetitions) that passed the check against cuDNN is faster than the base by more than
 --margin (a fraction: timing noise). The entry has the winner's pairing (its
@@ -33,18 +34,28 @@ import sys
 CONV_KEYS = ("N", "C", "H", "W", "K", "R", "S", "stride", "padding", "dilation", "groups")
 
 
+def conv_text(conv, layout):
+    """The conv of a key as text; a layout other than NCHW (an entry's "layout") is part of
+    it: an image-pair conv and an NCHW one are different convs, never each other's variant."""
+    conv = dict(conv)
+    if layout != "nchw":
+        conv["layout"] = layout
+    return json.dumps(conv, sort_keys=True)
+
+
 def key_of(r):
     """The conv a case compiles, with its pairing: (conv, dtype, accumulate, pairing)."""
     conv = {k: r["shape"][k] for k in CONV_KEYS}
     num = r.get("numerics") or {}
     dtype = r.get("dtype", "f32")
-    return (json.dumps(conv, sort_keys=True), dtype, num.get("accumulate", "f32"),
+    return (conv_text(conv, r.get("layout", "nchw")), dtype, num.get("accumulate", "f32"),
             num.get("pairing", "none"))
 
 
 def entry_key(e):
     """key_of for a table entry."""
-    return (json.dumps(e["conv"], sort_keys=True), e["dtype"], e["accumulate"], e["pairing"])
+    return (conv_text(e["conv"], e.get("layout", "nchw")), e["dtype"], e["accumulate"],
+            e["pairing"])
 
 
 def passed(r):
@@ -107,10 +118,13 @@ def main():
         base_pairing = key_of(cases[base[0]]["result"])[3]
         nnz = r["nnz"]
         tol = args.nnz_tolerance
+        conv = json.loads(conv)
+        layout = conv.pop("layout", "nchw")
         entry = {
-            "conv": json.loads(conv), "dtype": dtype, "accumulate": accumulate,
-            "pairing": pairing,
+            "conv": conv, "dtype": dtype, "accumulate": accumulate, "pairing": pairing,
         }
+        if layout != "nchw":
+            entry["layout"] = layout
         # The base's pairing is the heuristic's: another one wins only if the table sets it.
         if pairing != base_pairing:
             entry["choose_pairing"] = True

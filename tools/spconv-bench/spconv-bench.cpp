@@ -207,6 +207,9 @@ void runBench(const Options &o, Value &report) {
   if (half && !parseHalfType(dtype, ht))
     throw std::runtime_error("unsupported kernel dtype '" + dtype + "'");
   report.set("dtype", dtype);
+  // How the kernel stores its tensors (both params alike today; docs/launch-abi.md).
+  if (inLayout == HalfLayout::ImagePairs || outLayout == HalfLayout::ImagePairs)
+    report.set("layout", "image_pairs");
   HalfBound hb;
   if (half) {
     // The stated bound: the sidecar's "numerics" (docs/launch-abi.md), else the default.

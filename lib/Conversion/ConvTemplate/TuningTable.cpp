@@ -26,6 +26,8 @@ struct KeyFields {
   std::array<int64_t, 4> padding{};
   int64_t groups = 1;
   std::string dtype, accumulate, pairing;
+  // How the conv's tensors are stored (layoutName); an entry without one is "nchw".
+  std::string layout = "nchw";
 };
 } // namespace
 
@@ -35,7 +37,9 @@ static std::string keyText(const KeyFields &f) {
                        f.n, f.c, f.h, f.w, f.k, f.r, f.s, f.stride[0], f.stride[1],
                        f.padding[0], f.padding[1], f.padding[2], f.padding[3], f.dilation[0],
                        f.dilation[1], f.groups, f.dtype, f.accumulate, f.pairing)
-      .str();
+             .str() +
+         // NCHW keys are what they were before layouts.
+         (f.layout == "nchw" ? std::string() : ":" + f.layout);
 }
 
 /// The key of `f` without its pairing: what a choose_pairing entry is matched by.
@@ -55,10 +59,17 @@ static KeyFields fieldsOf(const ConvShape &shape) {
   f.dtype = precisionName(shape.precision);
   f.accumulate = precisionName(shape.isHalf() ? shape.accumulate : Precision::f32);
   f.pairing = pairingName(shape.pairing);
+  f.layout = layoutName(shape.layout);
   return f;
 }
 
 std::string TuningTable::keyOf(const ConvShape &shape) { return keyText(fieldsOf(shape)); }
+
+std::string TuningTable::nchwKeyOf(const ConvShape &shape) {
+  KeyFields f = fieldsOf(shape);
+  f.layout = layoutName(Layout::nchw);
+  return keyText(f);
+}
 
 Tiling spconv::fillFromTuned(Tiling requested, const Tiling &tuned) {
   // minBlocksPerSM is not among them: an entry's goes through the options, as
@@ -168,9 +179,18 @@ static bool keyFromJSON(const llvm::json::Value &v, KeyFields &f, llvm::json::Pa
             mapPositive(*co, cp, "S", f.s) && mapInts(c, cp, "stride", f.stride) &&
             mapInts(c, cp, "padding", f.padding) && mapInts(c, cp, "dilation", f.dilation) &&
             c.mapOptional("groups", f.groups) && o.map("dtype", f.dtype) &&
-            o.map("accumulate", f.accumulate) && o.map("pairing", f.pairing);
+            o.map("accumulate", f.accumulate) && o.map("pairing", f.pairing) &&
+            o.mapOptional("layout", f.layout);
   if (!ok)
     return false;
+  if (f.layout != "nchw" && f.layout != "image_pairs") {
+    p.field("layout").report("expected nchw or image_pairs");
+    return false;
+  }
+  if (f.layout == "image_pairs" && f.pairing != "images") {
+    p.field("layout").report("image_pairs stores the images pairing: expected pairing images");
+    return false;
+  }
   for (auto [value, name, allowed, message] :
        {std::make_tuple(&f.dtype, llvm::StringLiteral("dtype"), "f32 f16 bf16",
                         llvm::StringLiteral("expected f32, f16 or bf16")),
@@ -296,10 +316,18 @@ llvm::Expected<TuningTable> TuningTable::load(llvm::StringRef path) {
 }
 
 const TunedTiling *TuningTable::lookup(const ConvShape &shape, int64_t nnz) const {
-  std::string key = keyOf(shape);
-  for (const Entry &e : entries)
-    if (e.key == key && nnz >= e.nnzMin && nnz <= e.nnzMax)
-      return &e.tuned;
+  auto find = [&](const std::string &key) -> const TunedTiling * {
+    for (const Entry &e : entries)
+      if (e.key == key && nnz >= e.nnzMin && nnz <= e.nnzMax)
+        return &e.tuned;
+    return nullptr;
+  };
+  if (const TunedTiling *t = find(keyOf(shape)))
+    return t;
+  // A conv stored as image pairs has the images pairing's word shape: without an entry of
+  // its own it takes the NCHW conv's (docs/design.md, "Tuning table").
+  if (shape.layout != Layout::nchw)
+    return find(nchwKeyOf(shape));
   return nullptr;
 }
 

@@ -17,6 +17,9 @@ for case in cases:
     r = {"status": status, "shape": k["conv"], "tiling": k["tiling"], "nnz": k["weights_nnz"],
          "device": {"name": device}, "commit": "test",
          "contenders": {"spconv": {"time_ms": ms}}}
+    layout = k["params"][0].get("layout", "nchw")
+    if layout != "nchw":
+        r["layout"] = layout  # as spconv-bench reports it
     if "numerics" in k:
         r["dtype"] = k["numerics"]["dtype"]
         r["numerics"] = k["numerics"]

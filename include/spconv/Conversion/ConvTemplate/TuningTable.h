@@ -44,15 +44,18 @@ public:
   static llvm::Expected<TuningTable> parse(llvm::StringRef text, llvm::StringRef name);
 
   /// The entry for `shape` (a half-precision conv is matched by its logical conv, its type,
-  /// its accumulation and its pairing; bias and activation do not matter) whose range of
-  /// nonzero weights holds `nnz`; null if none.
+  /// its accumulation, its pairing and its layout; bias and activation do not matter) whose
+  /// range of nonzero weights holds `nnz`; null if none. A conv stored as image pairs without
+  /// an entry of its own takes the NCHW conv's entry (the same word shape).
   const TunedTiling *lookup(const ConvShape &shape, int64_t nnz) const;
 
   llvm::StringRef device() const { return deviceName; }
   size_t size() const { return entries.size(); }
 
-  /// The key `lookup` matches: the logical conv, its types and pairing.
+  /// The key `lookup` matches: the logical conv, its types, pairing and layout.
   static std::string keyOf(const ConvShape &shape);
+  /// The same key with the layout taken as NCHW: the fallback of an image-pair conv.
+  static std::string nchwKeyOf(const ConvShape &shape);
 
   /// The pairing a choose_pairing entry gives the half-precision conv `shape` (whatever
   /// pairing `shape` has: the entry is matched without it) with `nnz` nonzero weights, and
