@@ -24,4 +24,5 @@ for n in (1, 64):
         print("| %s | %d | %.4f | %.4f | %.4f | %.2f |" % (
             layer, n, r["spconv"], r["cudnn_legacy_best_half"], r["torch_cudnn_fp16"],
             r["x_best_half"]))
-    print("\nN=%d geomean %.2fx; below 0.8x: %s\n" % (n, geo(xs), ", ".join(below) or "none"))
+    if xs:  # a run of one batch has no rows of the other
+        print("\nN=%d geomean %.2fx; below 0.8x: %s\n" % (n, geo(xs), ", ".join(below) or "none"))
