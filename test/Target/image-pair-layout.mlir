@@ -8,6 +8,12 @@
 // RUN: spconv-translate --spconv-to-ptx --cache-dir=none %s | FileCheck %s
 // RUN: spconv-translate --spconv-to-launch-json --cache-dir=none %s | FileCheck %s --check-prefix=JSON
 // RUN: sed 's/xf16>/xbf16>/g' %s | spconv-translate --spconv-to-ptx --cache-dir=none | FileCheck %s --check-prefix=BF16
+// RUN: spconv-opt --convert-spconv-to-gpu %s | FileCheck %s --check-prefix=IR
+
+// The kernel's params are the word tensors: N/2 words of two images each, whole.
+// IR: gpu.func @spconv_conv2d_0(%arg0: memref<2x3x5x6xvector<2xf16>>, %arg1: memref<2x4x5x6xvector<2xf16>>)
+// IR: gpu.func @spconv_conv2d_1(%arg0: memref<2x3x5x6xvector<2xf16>>, %arg1: memref<2x4x3x3xvector<2xf16>>)
+// IR: gpu.func @spconv_conv2d_2(%arg0: memref<4x3x5x6xf16>, %arg1: memref<4x4x5x6xf16>)
 
 // A padded 3x3 conv, staged: whole words in (padding selected as the zero word), whole
 // words out.
