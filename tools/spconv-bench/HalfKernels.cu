@@ -2,6 +2,7 @@
 
 #include "HalfKernels.h"
 #include "CudaCheck.h"
+#include "spconv/Runtime/ImagePairs.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -66,13 +67,13 @@ __host__ __device__ inline int64_t storedIndex(int64_t i, HalfLayout l, int64_t 
   if (l == HalfLayout::NHWC)
     return (n * HW + rem % HW) * C + rem / HW;
   if (l == HalfLayout::ImagePairs)
-    return ((n % (N / 2)) * perImage + rem) * 2 + n / (N / 2);
+    return runtime::imagePairsIndex(i, N, perImage);
   return i;
 }
 
 __global__ void imagePairsKernel(const uint16_t *__restrict__ src, uint16_t *__restrict__ dst,
                                  int64_t N, int64_t perImage, int64_t total) {
-  GRID_STRIDE(i, total) { dst[storedIndex(i, HalfLayout::ImagePairs, N, perImage, 1)] = src[i]; }
+  GRID_STRIDE(i, total) { dst[runtime::imagePairsIndex(i, N, perImage)] = src[i]; }
 }
 
 __global__ void padKernel(const uint16_t *__restrict__ x, uint16_t *__restrict__ xp, int64_t C,

@@ -29,6 +29,7 @@
 #include "spconv/Conversion/Passes.h"
 #include "spconv/Dialect/Spconv/IR/SpconvDialect.h"
 #include "spconv/Dialect/Spconv/IR/SpconvOps.h"
+#include "spconv/Runtime/ImagePairs.h"
 #include "spconv/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -298,10 +299,7 @@ static std::vector<double> reference(const ConvCase &cc, const float *in,
 /// Where element e (row-major NCHW index) of a tensor of n images of `perImage` elements
 /// lies in a buffer of layout l (ConvShape.h, Layout).
 static int64_t storedAt(Layout l, int64_t e, int64_t n, int64_t perImage) {
-  if (l != Layout::imagePairs)
-    return e;
-  int64_t image = e / perImage, half = n / 2;
-  return ((image % half) * perImage + e % perImage) * 2 + image / half;
+  return l == Layout::imagePairs ? runtime::imagePairsIndex(e, n, perImage) : e;
 }
 
 static const llvm::fltSemantics &halfSemantics(Precision p) {
