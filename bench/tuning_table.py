@@ -7,9 +7,9 @@ usage: bench/tuning_table.py RESULT.json [RESULT.json ...] -o TABLE.json
 RESULT.json: what `bench/variants.sh run OUTDIR RESULT.json` writes on the GPU machine
 (every case's spconv-bench JSON per repetition). Cases are grouped by the conv they compile
 (logical shape, layout, dtype, accumulation; not the pairing, so a variant that changes the
-pairing, `--pairing rows`, competes with its conv's other variants; an image-pair case, its
-spconv-bench "layout", is another conv whose entry says "layout"); the group's `<name>-base` case is
-the heuristic's tiling and pairing. A group gets an entry when its fastest case (the median
+pairing, `--pairing rows`, competes with its conv's other variants; an image-pair case, by
+its spconv-bench "layout", is another conv, whose entry says "layout"); the group's
+`<name>-base` case is the heuristic's tiling and pairing. A group gets an entry when its fastest case (the median
 of its repetitions) that passed the check against cuDNN is faster than the base by more than
 --margin (a fraction: timing noise). The entry has the winner's pairing (its
 `numerics.pairing`); where that differs from the base's, the entry says "choose_pairing":
