@@ -7,20 +7,20 @@ usage: bench/tuning_table.py RESULT.json [RESULT.json ...] -o TABLE.json
 RESULT.json: what `bench/variants.sh run OUTDIR RESULT.json` writes on the GPU machine
 (every case's spconv-bench JSON per repetition). Cases are grouped by the conv they compile
 (logical shape, layout, dtype, accumulation; not the pairing, so a variant that changes the
-pairing, `--pairing rows`, competes with its conv's other variants; an image-pair case, by
-its spconv-bench "layout", is another conv, whose entry says "layout"); the group's
-`<name>-base` case is the heuristic's tiling and pairing. A group gets an entry when its fastest case (the median
-of its repetitions) that passed the check against cuDNN is faster than the base by more than
---margin (a fraction: timing noise). The entry has the winner's pairing (its
+pairing, `--pairing rows`, competes with its conv's other variants; an image-pair case, by its
+spconv-bench "layout", is another conv, whose entry says "layout"); the group's `<name>-base`
+case is the heuristic's tiling and pairing. A group gets an entry when its fastest case (the
+median of its repetitions) that passed the check against cuDNN is faster than the base by more
+than --margin (a fraction: timing noise). The entry has the winner's pairing (its
 `numerics.pairing`); where that differs from the base's, the entry says "choose_pairing":
 true, so that a conv whose op leaves the pairing to the compiler takes it (the heuristic's
-pairing would never match the entry otherwise). A group without a base gets no entry, only
-a line in the report. An entry matches convs within --nnz-tolerance of the measured nonzero
-count. --merge keeps OLD.json's entries for convs not measured here: an old entry goes where
-a case or a new entry here has its conv and pairing, and where a new choose_pairing entry
-has its conv (whatever the pairing: the new one decides that conv's pairing); but where the
-group's base ran the old entry's own tiling (the cases were compiled with OLD.json) and no
-new entry replaces it, the old entry stays: it is what was measured best.
+pairing would never match the entry otherwise). A group without a base gets no entry, only a
+line in the report. An entry matches convs within --nnz-tolerance of the measured nonzero
+count. --merge keeps OLD.json's entries for convs not measured here: an old entry goes where a
+case or a new entry here has its conv and pairing, and where a new choose_pairing entry has
+its conv (whatever the pairing: the new one decides that conv's pairing); but where the
+group's base ran the old entry's own tiling (the cases were compiled with OLD.json) and no new
+entry replaces it, the old entry stays: it is what was measured best.
 
 spconv-translate --tuning-table=TABLE.json (or $SPCONV_TUNING_TABLE) then takes an entry's
 tiling for a matching conv. Prints one line per group: the base, the best, and the decision.
