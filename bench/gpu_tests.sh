@@ -26,7 +26,9 @@
 # packed images past the batch, groups past K, pieces, both folds; *-imgpairs-*: the
 # image-pair layout, whole words staged with padding, strided, read directly, in a chunk
 # loop with splits, packed images past the batch, groups past K with SM affinity, pieces,
-# both folds), checked element-wise
+# both folds; *-async-*: those words staged by cp.async, with padding, asymmetric strides,
+# groups past K, double-buffered chunk loops over packed images past the batch, splits and
+# SM-affine queues, pieces, and adjacent pairs staged in a loop), checked element-wise
 # against the bound their sidecar states.
 # Half precision (half-*): hand-written f16/bf16 kernels from bench/make_fake_half_case.py
 # (no compiler needed), checked element-wise against their stated bound; the broken ones
@@ -187,6 +189,14 @@ shapes=(
   "bf16-imgpairs-groups-affine|--shape 8,64,14,14,72,3,3 --pad 1,1,1,1 --groups 4 --dtype bf16 --layout image_pairs|--sm-affinity=2 --block-k=8"
   "f16-imgpairs-pieces|--shape 4,48,9,12,13,3,3 --pad 1,1,1,1 --dtype f16 --layout image_pairs|--block-k=3 --code-budget=150"
   "f16-imgpairs-llvm|--shape 4,64,14,14,44,1,1 --bias --relu --dtype f16 --layout image_pairs|--block-k=8 --fold-at=llvm"
+  "f16-imgpairs-async|--shape 4,24,14,14,40,3,3 --pad 1,1,1,1 --bias --relu --dtype f16 --layout image_pairs|--async-staging=2"
+  "bf16-imgpairs-async-asym-s2|--shape 6,32,15,13,24,3,3 --stride 2,2 --pad 0,2,1,0 --dtype bf16 --layout image_pairs|--async-staging=2 --block-k=8"
+  "f16-imgpairs-async-groups-partial|--shape 4,24,9,9,48,3,3 --groups 24 --pad 1,1,1,1 --dtype f16 --layout image_pairs|--block-k=32 --async-staging=2"
+  "f16-imgpairs-async-loop-images-partial|--shape 10,64,7,7,24,3,3 --pad 1,1,1,1 --bias --dtype f16 --layout image_pairs|--images-per-block=2 --block-k=8 --chunk-c=6 --chunk-loop=2 --async-staging=2"
+  "f16-imgpairs-async-loop-split|--shape 4,96,10,10,40,3,3 --pad 1,1,1,1 --dtype f16 --accumulate f32 --layout image_pairs|--chunk-c=8 --chunk-loop=2 --split-c=2 --block-k=8 --async-staging=2"
+  "bf16-imgpairs-async-loop-affine|--shape 8,64,14,14,72,3,3 --pad 1,1,1,1 --dtype bf16 --layout image_pairs|--sm-affinity=2 --block-k=8 --chunk-c=8 --chunk-loop=2 --async-staging=2"
+  "f16-imgpairs-async-pieces|--shape 4,48,9,12,13,3,3 --pad 1,1,1,1 --dtype f16 --layout image_pairs|--block-k=3 --code-budget=150 --async-staging=2"
+  "f16-adjpair-async-staged-loop|--shape 2,48,6,14,20,1,1 --bias --dtype f16|--direct-inputs=1 --chunk-c=8 --chunk-loop=2 --block-k=8 --async-staging=2"
 )
 sparsities=(0 0.5 0.9 1.0)
 # name|make_fake_half_case.py flags|the status spconv-bench must give (ok or failed)

@@ -656,7 +656,10 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
   // save) and its strided layer4.0.conv2 0.87x (a stride-2 tile holds 2.9x the positions, so
   // the second buffer halves its chunk to 5 channels). Elsewhere other blocks cover the
   // latency (docs/tuning-log.md, "Asynchronous staging").
-  if (sh.isHalf())
+  // Half precision: cp.async copies whole words only (a gathered word is two loads and a
+  // pack), and only where asked (the table or --async-staging=2): the FP32 rule below was
+  // not measured on half-precision tilings.
+  if (sh.isHalf() && (!sh.pairsWholeWords() || t.asyncStaging != 2))
     t.asyncStaging = 1;
   if (t.asyncStaging != 1 && t.asyncStaging != 2)
     t.asyncStaging = t.chunkLoop == 2 && KernelGeometry(sh, t).imagesPerBlock > 1 &&

@@ -235,6 +235,21 @@ void ConvTemplateEmitter::emitStageIntoBuffer(OpBuilder &b, Location loc, Value 
             input, tile, kBase, tileOffset, /*wait=*/false);
 }
 
+/// `memref` seen as the 32-bit words it holds: nvgpu.device_async_copy copies integers or
+/// floats, and its verifier takes a vector<2 x half> element for neither (it asks the element
+/// type its bit width). The cast changes no byte: both memref types lower to the same
+/// descriptor, and reconcile-unrealized-casts removes the cast after convert-gpu-to-nvvm
+/// (buildNVVMTemplate). Other memrefs are returned as they are.
+static Value asWords(OpBuilder &b, Location loc, Value memref) {
+  auto type = llvm::cast<MemRefType>(memref.getType());
+  if (!llvm::isa<VectorType>(type.getElementType()))
+    return memref;
+  auto words =
+      MemRefType::get(type.getShape(), b.getI32Type(), type.getLayout(), type.getMemorySpace());
+  return UnrealizedConversionCastOp::create(b, loc, TypeRange{words}, ValueRange{memref})
+      .getResult(0);
+}
+
 void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const BlockCoords &bc,
                                     int64_t kb, Value c0, int64_t chunkChannels, Value input,
                                     Value tile, Value kBase, int64_t tileOffset,
@@ -276,6 +291,9 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
   Value dstBase = cst(b, loc, tileOffset);
   if (bc.tileBase)
     dstBase = arith::AddIOp::create(b, loc, dstBase, bc.tileBase);
+  // Whole words (ConvShape::pairsWholeWords) are copied as i32: one 4-byte cp.async a word.
+  Value copiedInput = asyncStaging ? asWords(b, loc, input) : input;
+  Value copiedTile = asyncStaging ? asWords(b, loc, tile) : tile;
 
   for (int64_t first = 0; first < plane; first += threads) {
     OpBuilder::InsertionGuard guard(b);
@@ -298,8 +316,8 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
     PairedElement hiAt;
     if (shape.gathersPairs())
       hiAt = emitPairedElement(b, loc, imageIndex, iy, ix, iyc, ixc, inside);
-    // Asynchronous staging: one cp.async per element, reading 1 float where the position is
-    // inside the input and 0 (a zero fill) in the padding.
+    // Asynchronous staging: one cp.async per element (per word in half precision), reading 1
+    // element where the position is inside the input and 0 (a zero fill) in the padding.
     auto elementsRead = [&](Value ok) -> Value {
       return arith::SelectOp::create(b, loc, ok, cst(b, loc, 1), zero);
     };
@@ -320,7 +338,7 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
           }
           Value at = arith::AddIOp::create(
               b, loc, dst, arith::MulIOp::create(b, loc, cc, cst(b, loc, plane)));
-          nvgpu::DeviceAsyncCopyOp::create(b, loc, tile, ValueRange{at}, input,
+          nvgpu::DeviceAsyncCopyOp::create(b, loc, copiedTile, ValueRange{at}, copiedInput,
                                            ValueRange{imageIndex, c, iyc, ixc},
                                            b.getIndexAttr(1), read, UnitAttr());
         }

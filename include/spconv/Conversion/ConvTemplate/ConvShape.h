@@ -131,7 +131,7 @@ struct Tiling {
   // 2 = cp.async copies from global to shared memory (the padding zero-filled by the copy)
   // that the thread waits for before the chunk's barrier: one instruction an element and no
   // registers held (docs/design.md, "Asynchronous staging"). GPU kernels only; the CPU
-  // twin loads and stores.
+  // twin loads and stores. Half precision: whole words only (pairsWholeWords), as i32.
   int64_t asyncStaging = 0;
   // Which output columns a thread computes with outputsPerThread > 1: 1 = strided, thread x
   // of a row takes x, x + threadsQ, ...; 2 = adjacent, x * outputsPerThread + 0, 1, .... Two
