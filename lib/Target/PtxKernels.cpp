@@ -317,6 +317,8 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
       }
     }
     Tiling requested = convOptions.tiling;
+    if (std::string why = ignoredAsyncStagingRequest(shape, requested); !why.empty())
+      op.emitWarning(why);
     std::string name = "spconv_conv2d_" + std::to_string(index++);
     // Retried with a smaller block-k while one channel block's code exceeds the block code
     // budget and block-k is the heuristic's to choose.

@@ -102,6 +102,8 @@ struct SpconvCompileKernelsPass
       if (failed(checkLowerable(op)))
         return signalPassFailure();
       ConvShape shape = ConvShape::fromOp(op);
+      if (std::string why = ignoredAsyncStagingRequest(shape, requested); !why.empty())
+        op.emitWarning(why);
       Tiling tiling = chooseTiling(shape, requested);
       std::string key = templateKey("nvvm", shape, tiling, chip);
 

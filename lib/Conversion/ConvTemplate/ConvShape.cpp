@@ -438,6 +438,14 @@ std::string spconv::invalidMinBlocksRequest(const Tiling &tiling, int64_t reques
   return "";
 }
 
+std::string spconv::ignoredAsyncStagingRequest(const ConvShape &sh, const Tiling &requested) {
+  if (requested.asyncStaging != 2 || !sh.gathersPairs())
+    return "";
+  return "async-staging=2 does not apply to this conv: its half-precision words are gathered "
+         "from NCHW tensors (two 16-bit loads and a pack), which cp.async cannot copy, so it "
+         "stages through registers; the image-pair layout and adjacent pairs copy whole words";
+}
+
 std::string spconv::invalidSmAffinityRequest(int64_t requested) {
   if (requested < 0 || requested > 2)
     return "sm-affinity must be 0, 1 or 2, got " + std::to_string(requested);

@@ -353,6 +353,8 @@ LogicalResult spconv::lowerConvsToGPU(ModuleOp module, const Tiling &requested, 
     if (failed(checkLowerable(op)))
       return failure();
     ConvShape shape = ConvShape::fromOp(op);
+    if (std::string why = ignoredAsyncStagingRequest(shape, requested); !why.empty())
+      op.emitWarning(why);
     Tiling tiling = chooseTiling(shape, requested);
     std::string name = nextKernelName(symbols, nextIndex);
     gpu::GPUFuncOp func = unroll ? emitGPUKernel(shape, tiling, gpuModule, name, op.getLoc())

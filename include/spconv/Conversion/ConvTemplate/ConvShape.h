@@ -283,6 +283,12 @@ void requestOccupancyTiling(Tiling &requested);
 bool occupancyForCodeHeavyBlocks(const ConvShape &shape, int64_t blockInstructions);
 /// Why `requested` is no sm-affinity request (empty when it is one: 0, 1 or 2).
 std::string invalidSmAffinityRequest(int64_t requested);
+
+/// Why an explicit --async-staging=2 (Tiling::asyncStaging 2) is not honoured for this conv,
+/// or "" where it is (or was not asked for): half precision copies whole words only, and a
+/// word gathered from NCHW tensors (two 16-bit loads and a pack) stages through registers.
+/// The GPU drivers warn with it at the conv; the tiling they build says what they did.
+std::string ignoredAsyncStagingRequest(const ConvShape &sh, const Tiling &requested);
 /// Why `tiling` leaves no room for SM affinity's shared work slot (empty when it does).
 std::string noRoomForWorkSlot(const ConvShape &shape, const Tiling &tiling);
 
