@@ -2,7 +2,7 @@
 """Writes a tuning table (docs/design.md, "Tuning table") from measured tiling variants.
 
 usage: bench/tuning_table.py RESULT.json [RESULT.json ...] -o TABLE.json
-           [--merge OLD.json] [--margin 0.03] [--nnz-tolerance 0.1] [--commit C]
+           [--merge OLD.json] [--margin 0.03] [--nnz-tolerance 0.1] [--commit C] [--sms N]
 
 RESULT.json: what `bench/variants.sh run OUTDIR RESULT.json` writes on the GPU machine
 (every case's spconv-bench JSON per repetition). Cases are grouped by the conv they compile
@@ -21,6 +21,10 @@ case or a new entry here has its conv and pairing, and where a new choose_pairin
 its conv (whatever the pairing: the new one decides that conv's pairing); but where the
 group's base ran the old entry's own tiling (the cases were compiled with OLD.json) and no new
 entry replaces it, the old entry stays: it is what was measured best.
+
+The table's "sms" is the device's SM count: what spconv-bench recorded (its device "sms"),
+else --sms, else OLD.json's; spconv-translate's heuristic tiles the convs without an entry for
+that many SMs unless --num-sms says otherwise (docs/design.md, "Target GPU").
 
 spconv-translate --tuning-table=TABLE.json (or $SPCONV_TUNING_TABLE) then takes an entry's
 tiling for a matching conv. Prints one line per group: the base, the best, and the decision.
@@ -84,6 +88,8 @@ def main():
     ap.add_argument("--nnz-tolerance", type=float, default=0.1)
     ap.add_argument("--commit", help="the compiler commit the variants were compiled at "
                     "(default: the results' own, where spconv-bench recorded one)")
+    ap.add_argument("--sms", type=int, help="the device's SM count, where the results do not "
+                    "record it (spconv-bench before it did)")
     args = ap.parse_args()
 
     cases = load_cases(args.results)
@@ -92,6 +98,11 @@ def main():
         sys.exit("tuning_table.py: the results come from %d devices (%s); one table is for one"
                  % (len(devices), ", ".join(sorted(devices)) or "none"))
     device = devices.pop()
+    recorded = {c["result"]["device"].get("sms") for c in cases.values()} - {None}
+    if len(recorded) > 1 or (recorded and args.sms and recorded != {args.sms}):
+        sys.exit("tuning_table.py: SM counts disagree: results %s, --sms %s"
+                 % (sorted(recorded), args.sms))
+    sms = recorded.pop() if recorded else args.sms
     # By the conv without its pairing (key_of(...)[:3]): the pairing is one more choice.
     groups = {}
     for name, c in cases.items():
@@ -146,6 +157,10 @@ def main():
         if old.get("device") != device:
             sys.exit("tuning_table.py: %s is for %s, these results for %s"
                      % (args.merge, old.get("device"), device))
+        if sms and old.get("sms") and old["sms"] != sms:
+            sys.exit("tuning_table.py: %s is for %d SMs, these results for %d"
+                     % (args.merge, old["sms"], sms))
+        sms = sms or old.get("sms")
         # An entry is identified by its conv and pairing; a new choose_pairing entry also
         # replaces every older entry of its conv, whose pairing it has just re-decided (two
         # choose_pairing entries of one conv would not load).
@@ -168,10 +183,13 @@ def main():
                     e["source"].split(" ")[0], args.merge))
             return True
         entries = [e for e in old["entries"] if stays(e)] + entries
-    table = {"format": "spconv-tuning-table", "version": 1, "device": device,
-             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-             "results": args.results, "margin": args.margin,
-             "nnz_tolerance": args.nnz_tolerance, "entries": entries}
+    table = {"format": "spconv-tuning-table", "version": 1, "device": device}
+    if sms:
+        table["sms"] = sms
+    table.update({
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "results": args.results, "margin": args.margin,
+        "nnz_tolerance": args.nnz_tolerance, "entries": entries})
     with open(args.out, "w") as f:
         json.dump(table, f, indent=1)
         f.write("\n")

@@ -48,6 +48,11 @@ FailureOr<std::string> spconv::serializeToPTX(gpu::GPUModuleOp kernels) {
   return cast<gpu::ObjectAttr>(binary.getObjects()[0]).getObject().getValue().str();
 }
 
+TargetGPU spconv::targetGPU(const ArtifactOptions &options) {
+  return TargetGPU::fromRequest(options.numSMs,
+                                options.tuningTable ? options.tuningTable->numSMs() : 0);
+}
+
 /// The LLVM-level fold: spconv-compile-kernels, then NVPTX on the folded kernels.
 static FailureOr<std::string> emitPTXFoldedInLLVM(ModuleOp module,
                                                   const ArtifactOptions &options,
@@ -77,6 +82,7 @@ static FailureOr<std::string> emitPTXFoldedInLLVM(ModuleOp module,
     compile.asyncStaging = options.tiling.asyncStaging;
     compile.columnOrder = options.tiling.columnOrder;
     compile.directInputs = options.tiling.directInputs;
+    compile.numSMs = options.numSMs;
     pm.addPass(createSpconvCompileKernels(compile));
     if (failed(pm.run(module)))
       return failure();

@@ -143,6 +143,7 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
   llvm::json::Object root{{"format", "spconv-launch"},
                           {"version", 1},
                           {"chip", options.chip},
+                          {"num_sms", targetGPU(options).numSMs},
                           {"strict_ieee", options.strictIEEE},
                           {"kernels", std::move(kernels)}};
   if (!ptxFile.empty())

@@ -265,6 +265,9 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
     return emitError(module.getLoc(), why);
   if (std::string why = invalidSmAffinityRequest(options.smAffinity); !why.empty())
     return emitError(module.getLoc(), why);
+  if (std::string why = invalidNumSMsRequest(options.numSMs); !why.empty())
+    return emitError(module.getLoc(), why);
+  const TargetGPU gpu = targetGPU(options);
 
   TemplateCache cache(TemplateCache::resolveDir(options.cacheDir), "ptx");
   llvm::StringMap<std::unique_ptr<PtxBlockTemplate>> templates;
@@ -350,7 +353,7 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
       requested.blockK = tiling.blockK / 2;
     };
     while (true) {
-      Tiling tiling = chooseTiling(shape, requested);
+      Tiling tiling = chooseTiling(shape, requested, gpu);
       BlockCodeEstimate code =
           blockInstructionsAtLeast(*weights, shape, tiling, convOptions.strictIEEE);
       if (mayHalve(tiling) && code.largest > convOptions.blockCodeBudget) {
@@ -370,7 +373,7 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
       WorkOrder order =
           chooseWorkOrder(shape, tiling, code.mean,
                           minBlocksPerSMFor(tiling, convOptions.minBlocksPerSM),
-                          convOptions.tiling.blockOrder, convOptions.smAffinity);
+                          convOptions.tiling.blockOrder, convOptions.smAffinity, gpu);
       tiling.blockOrder = order.blockOrder;
       if (order.smAffine && convOptions.smAffinity == 0 && mayTradeRegistersForWarps(tiling)) {
         // An SM running one channel block's code can take twice the blocks of half the

@@ -149,6 +149,12 @@ struct TranslateFlags {
                      "channel blocks, so the blocks sharing an SM run one channel block's "
                      "code: docs/design.md \"SM affinity\")"),
       llvm::cl::init(0), llvm::cl::cat(tilingCat)};
+  llvm::cl::opt<int64_t> numSMs{
+      "num-sms",
+      llvm::cl::desc("SMs of the target GPU, over which the heuristic counts waves of blocks "
+                     "(0 = the tuning table's \"sms\", else 132: an H100 SXM's or H200's; "
+                     "114 for an H100 PCIe, 108 for an A100: docs/design.md \"Target GPU\")"),
+      llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::opt<std::string> tuningTable{
       "tuning-table",
       llvm::cl::desc("A table of tilings measured on the target GPU (bench/tuning_table.py; "
@@ -248,6 +254,7 @@ struct TranslateFlags {
     o.ptxasFastCompile = ptxasFastCompile;
     o.minBlocksPerSM = minBlocksPerSM;
     o.smAffinity = smAffinity;
+    o.numSMs = numSMs;
     o.tiling = Tiling{blockK, outputsPerThread, tileP,    threadsQ,
                       chunkC, splitC,           chunkLoop, imagesPerBlock, blockOrder,
                       asyncStaging, columnOrder, directInputs};
@@ -331,11 +338,13 @@ LogicalResult translateToBlockTemplate(ModuleOp module, llvm::raw_ostream &os) {
     return failure();
   // The template of the heuristic's tiling or the flags' (a tuning table needs the weights).
   ArtifactOptions options = flags->plainOptions();
+  if (std::string why = invalidNumSMsRequest(options.numSMs); !why.empty())
+    return emitError(module.getLoc(), why);
   ConvShape shape = ConvShape::fromOp(convs[0]);
   double nvptxSeconds = 0;
-  FailureOr<std::string> ptx =
-      buildBlockTemplatePTX(module.getContext(), shape, chooseTiling(shape, options.tiling),
-                            options, nvptxSeconds);
+  FailureOr<std::string> ptx = buildBlockTemplatePTX(
+      module.getContext(), shape, chooseTiling(shape, options.tiling, targetGPU(options)),
+      options, nvptxSeconds);
   if (failed(ptx))
     return convs[0].emitError("lowering the template to PTX failed");
   os << *ptx;

@@ -91,11 +91,15 @@ struct SpconvCompileKernelsPass
     Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
                      chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder,
                      asyncStaging, columnOrder, directInputs};
-    if (std::string why = invalidTilingRequest(requested); !why.empty()) {
+    std::string why = invalidTilingRequest(requested);
+    if (why.empty())
+      why = invalidNumSMsRequest(numSMs);
+    if (!why.empty()) {
       // The options are wrong, not the module: at its location, without printing it.
       mlir::emitError(getOperation().getLoc(), why);
       return signalPassFailure();
     }
+    TargetGPU gpu = TargetGPU::fromRequest(numSMs);
     int64_t nextIndex = 0;
 
     for (Conv2DOp op : convs) {
@@ -104,7 +108,7 @@ struct SpconvCompileKernelsPass
       ConvShape shape = ConvShape::fromOp(op);
       if (std::string why = ignoredAsyncStagingRequest(shape, requested); !why.empty())
         op.emitWarning(why);
-      Tiling tiling = chooseTiling(shape, requested);
+      Tiling tiling = chooseTiling(shape, requested, gpu);
       std::string key = templateKey("nvvm", shape, tiling, chip);
 
       std::string stale;

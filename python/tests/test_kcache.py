@@ -47,6 +47,25 @@ def test_keys_follow_the_tuning_table(tmp_path, monkeypatch):
     assert kcache.layer_key(spec()) == base
 
 
+def test_num_sms_is_passed_only_where_the_compiler_would_tile_for_another_count(
+        tmp_path, monkeypatch):
+    monkeypatch.delenv("SPCONV_TUNING_TABLE", raising=False)
+    assert kcache.num_sms_args(132) == ()                         # the compiler's default
+    assert kcache.num_sms_args(114) == ("--num-sms=114",)         # an H100 PCIe
+    assert kcache.num_sms_args(114, ["--num-sms=132"]) == ()      # the user's count wins
+    table = tmp_path / "t.json"
+    table.write_text('{"device": "NVIDIA H100 PCIe", "sms": 114, "entries": []}')
+    assert kcache.num_sms_args(114, ["--tuning-table=%s" % table]) == ()
+    assert kcache.num_sms_args(132, ["--tuning-table=%s" % table]) == ("--num-sms=132",)
+    monkeypatch.setenv("SPCONV_TUNING_TABLE", str(table))
+    assert kcache.num_sms_args(114) == ()
+    table.write_text('{"device": "NVIDIA H200", "entries": []}')  # a table without "sms"
+    assert kcache.num_sms_args(132) == ()
+    assert kcache.num_sms_args(108) == ("--num-sms=108",)
+    # the flag is part of the cache key, as every compiler flag is
+    assert kcache.layer_key(spec(), ["--num-sms=108"]) != kcache.layer_key(spec())
+
+
 def _unit(cache, keys, tmp_path, payload=b"CUBIN"):
     d = cache.new_unit()
     with open(os.path.join(d, "model.cubin"), "wb") as f:
@@ -81,3 +100,10 @@ def test_compiler_identity_decides_where_a_compiler_exists(tmp_path):
     cache.record_measurement("a", "GPU/cuda-graph", {"x_fp32": 1.5})
     assert cache.measured("a", "GPU/cuda-graph") == {"x_fp32": 1.5}
     assert cache.lookup("a", "tool-a") is not None    # the entry survives the update
+
+
+def test_cpu_inputs_keep_the_default_target():
+    torch = pytest.importorskip("torch")
+    from immconv.torch import pipeline
+    assert pipeline.target_args(torch.zeros(1, 3, 8, 8)) == ()
+    assert pipeline.target_args((torch.zeros(1, 3, 8, 8),), ["--num-sms=16"]) == ()

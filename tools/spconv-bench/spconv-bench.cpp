@@ -293,6 +293,11 @@ void runBench(const Options &o, Value &report) {
   Value dev;
   dev.set("name", ctx.deviceName());
   dev.set("compute_capability", ctx.computeCapability());
+  // What a tuning table made from these runs records as its "sms" (bench/tuning_table.py):
+  // the SM count the compiler's heuristic then tiles for (--num-sms).
+  int sms = 0;
+  CUDART_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  dev.set("sms", sms);
   dev.set("driver_version", ctx.driverVersion());
   dev.set("driver", kernelDriverVersion());
   int rtv = 0;

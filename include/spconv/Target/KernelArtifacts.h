@@ -45,6 +45,9 @@ struct ArtifactOptions {
   // 0 (heuristic) and 1: from their grid position. PTX-level fold only.
   int64_t smAffinity = 0;
   Tiling tiling;               // overrides; 0 fields = heuristic (see chooseTiling)
+  /// SMs of the target GPU for the heuristic (TargetGPU); 0 = the tuning table's "sms",
+  /// else TargetGPU::kDefaultSMs. See targetGPU.
+  int64_t numSMs = 0;
   /// Measured tilings (--tuning-table): a conv with an entry takes its tiling, minBlocksPerSM
   /// and smAffinity wherever the options above leave them to the heuristic. PTX-level fold.
   std::shared_ptr<const TuningTable> tuningTable;
@@ -92,6 +95,9 @@ struct CompileTimes {
   double ptxasProcessSeconds = 0;       // every ptxas process's wall time, summed
   int64_t ptxasInstructions = 0;        // PTX instructions those processes assembled
 };
+
+/// The GPU `options` tile for: --num-sms, else the tuning table's device, else the default.
+TargetGPU targetGPU(const ArtifactOptions &options);
 
 /// PTX of `kernels` (a gpu.module with an NVVM target) from gpu-module-to-binary.
 mlir::FailureOr<std::string> serializeToPTX(mlir::gpu::GPUModuleOp kernels);

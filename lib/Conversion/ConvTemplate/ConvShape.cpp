@@ -245,16 +245,14 @@ static int64_t alignToGroups(const ConvShape &sh, int64_t blockK) {
 /// threads in warps) and at least one chunk; a block stays within 512 threads so that 128
 /// registers per thread still fit; each group's tile gets kMaxSharedBytes / groups, so the
 /// heuristic's chunk shrinks to fit. An explicit split is kept when it can work, else 1.
-/// Two waves of an H100's 132 SMs: fewer blocks than this leave SMs with little to run.
-static constexpr int64_t kTwoWaves = 2 * 132;
 
 static int64_t gridBlocks(const ConvShape &sh, const Tiling &t) {
   KernelGeometry g(sh, t);
   return g.grid[0] * g.grid[1] * g.grid[2];
 }
 
-void spconv::chooseSplit(const ConvShape &sh, Tiling &t) {
-  constexpr int64_t kSplitBlocks = kTwoWaves;
+void spconv::chooseSplit(const ConvShape &sh, Tiling &t, const TargetGPU &gpu) {
+  const int64_t kSplitBlocks = gpu.twoWaves();
   bool requested = t.splitC > 0;
   auto feasible = [&](int64_t groups) {
     if (groups == 1)
@@ -302,7 +300,8 @@ void spconv::chooseSplit(const ConvShape &sh, Tiling &t) {
 /// Not with split chunks (those groups run different code). Each image stages its own tile:
 /// chooseTiling then shrinks the chunk to keep the block's tiles within the shared-memory
 /// limit.
-static void chooseImagesPerBlock(const ConvShape &sh, const Tiling &requested, Tiling &t) {
+static void chooseImagesPerBlock(const ConvShape &sh, const Tiling &requested, Tiling &t,
+                                 const TargetGPU &gpu) {
   t.imagesPerBlock = 1;
   if (t.splitC > 1)
     return;
@@ -310,7 +309,8 @@ static void chooseImagesPerBlock(const ConvShape &sh, const Tiling &requested, T
     t.imagesPerBlock = std::min(requested.imagesPerBlock, sh.n);
     return;
   }
-  int64_t maxImages = 1, minBlocks = kTwoWaves, imagesPerWord = 1;
+  const int64_t twoWaves = gpu.twoWaves();
+  int64_t maxImages = 1, minBlocks = twoWaves, imagesPerWord = 1;
   // Filters larger than 1x1 with 8+ channel blocks have large blocks of distinct code, and
   // co-resident blocks run different blocks' code: fetch-bound (11 no-instruction cycles
   // per issue on ResNet-50's layer4.1.conv2 at batch 64). Unstrided, up to 512 threads of
@@ -322,11 +322,11 @@ static void chooseImagesPerBlock(const ConvShape &sh, const Tiling &requested, T
   int64_t maxThreads = bigCode && sh.sh == 1 && sh.sw == 1 ? 512 : 256;
   if (t.threads() <= 64) {
     maxImages = maxThreads / t.threads();
-    // One wave, or one at most 4 SMs (3%) short of it: ResNet-50's layer4.1.conv1 at batch
-    // 64 (block-k 64, 8 channel blocks) runs 0.097 ms as 128 blocks of 4 images (43 chunks
-    // of 48 channels, in the chunk loop) and 0.180 ms as 256 blocks of 2 (docs/tuning-log.md,
-    // "Cheap chunk loop").
-    minBlocks = kTwoWaves / 2 - kTwoWaves / 64;
+    // One wave, or one at most 3% of the SMs short of it: ResNet-50's layer4.1.conv1 at
+    // batch 64 (block-k 64, 8 channel blocks) runs 0.097 ms on 132 SMs as 128 blocks of 4
+    // images (43 chunks of 48 channels, in the chunk loop) and 0.180 ms as 256 blocks of 2
+    // (docs/tuning-log.md, "Cheap chunk loop").
+    minBlocks = twoWaves / 2 - twoWaves / 64;
   } else if (t.threads() <= 128 && bigCode) {
     maxImages = maxThreads / 128;
     // Half precision paired by images (measured on an H200 at batch 64, docs/tuning-log.md,
@@ -446,6 +446,14 @@ std::string spconv::ignoredAsyncStagingRequest(const ConvShape &sh, const Tiling
          "stages through registers; the image-pair layout and adjacent pairs copy whole words";
 }
 
+std::string spconv::invalidNumSMsRequest(int64_t requested) {
+  if (requested < 0 || requested > TargetGPU::kMaxSMs)
+    return "num-sms must be 0 (the default, " + std::to_string(TargetGPU::kDefaultSMs) +
+           ") or 1 to " + std::to_string(TargetGPU::kMaxSMs) + ", got " +
+           std::to_string(requested);
+  return "";
+}
+
 std::string spconv::invalidSmAffinityRequest(int64_t requested) {
   if (requested < 0 || requested > 2)
     return "sm-affinity must be 0, 1 or 2, got " + std::to_string(requested);
@@ -468,7 +476,8 @@ std::string spconv::noRoomForWorkSlot(const ConvShape &sh, const Tiling &t) {
 
 WorkOrder spconv::chooseWorkOrder(const ConvShape &sh, const Tiling &t,
                                   int64_t blockInstructions, int64_t blocksPerSM,
-                                  int64_t requestedBlockOrder, int64_t requestedSmAffinity) {
+                                  int64_t requestedBlockOrder, int64_t requestedSmAffinity,
+                                  const TargetGPU &gpu) {
   WorkOrder order;
   order.blockOrder = t.blockOrder == 2 ? 2 : 1;
   order.smAffine = requestedSmAffinity == 2;
@@ -478,14 +487,14 @@ WorkOrder spconv::chooseWorkOrder(const ConvShape &sh, const Tiling &t,
   // Measured on the H100 (docs/design.md, "Instruction fetch"): straight-line code shared by
   // an SM's blocks streams near the issue limit; past about 128 KB of distinct code per SM
   // (SASS: 16 bytes an instruction) the rate falls 2.5-4x. Co-resident blocks of the grid
-  // order run different channel blocks (ids 132 apart share an SM).
-  constexpr int64_t kFetchBytes = 128 * 1024, kBytesPerInstruction = 16, kTargetSMs = 132;
+  // order run different channel blocks (ids numSMs apart share an SM).
+  constexpr int64_t kFetchBytes = 128 * 1024, kBytesPerInstruction = 16;
   KernelGeometry g(sh, t);
   int64_t blocks = std::max<int64_t>(1, std::min(blocksPerSM, kMaxThreadsPerSM / t.blockThreads()));
   int64_t distinct = std::min(g.kBlocks, blocks);
   if (distinct < 2 || distinct * blockInstructions * kBytesPerInstruction <= kFetchBytes)
     return order;
-  int64_t resident = kTargetSMs * blocks;
+  int64_t resident = gpu.numSMs * blocks;
   int64_t itemsPerChannelBlock = gridBlocks(sh, t) / g.kBlocks;
   // A channel block whose code fits the fetch budget by itself, with enough work that the
   // whole GPU runs it for a while: the channel-block-major grid (vgg-conv3 1.18x, VGG-16's
@@ -512,7 +521,7 @@ WorkOrder spconv::chooseWorkOrder(const ConvShape &sh, const Tiling &t,
   return order;
 }
 
-Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
+Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t, const TargetGPU &gpu) {
   const Tiling requested = t;
   // Packed images and split chunks exclude each other; an explicit packing wins over the
   // heuristic's split.
@@ -537,7 +546,7 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
       t.tileP = rounded;
   }
   if (t.blockK <= 0) {
-    constexpr int64_t kMinBlocks = kTwoWaves;
+    const int64_t kMinBlocks = gpu.twoWaves();
     int64_t tiles = ceilDiv(sh.p, t.tileP) * ceilDiv(sh.q, t.threadsQ * t.outputsPerThread);
     // A staged input channel feeds min(blockK, kpg) output channels: past kpg (a block of
     // several small groups, e.g. depthwise) a larger block amortises no staging, it only
@@ -578,7 +587,7 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
         1, std::min({g.windowC, kTargetSharedBytes / perChannel, byLoads}));
   }
   t.chunkC = std::min(t.chunkC, KernelGeometry(sh, t).windowC);
-  chooseSplit(sh, t);
+  chooseSplit(sh, t, gpu);
   // One to two waves of blocks at the smallest block-k are too many to split (two groups
   // would pass two waves), yet leave each SM one or two blocks waiting on their staging.
   // Four times the channels per block in four groups keeps as many warps in flight and
@@ -588,12 +597,12 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
   if (requested.blockK <= 0 && requested.splitC <= 0 && requested.chunkC <= 0 &&
       requested.imagesPerBlock <= 1 &&
       t.splitC == 1 && sh.groups == 1 && t.blockK * 4 <= std::min<int64_t>(sh.k, 64) &&
-      gridBlocks(sh, t) <= kTwoWaves) {
+      gridBlocks(sh, t) <= gpu.twoWaves()) {
     Tiling wide = t;
     wide.blockK = t.blockK * 4;
     wide.splitC = 4;
-    chooseSplit(sh, wide);
-    if (wide.splitC == 4 && gridBlocks(sh, wide) * 4 <= kTwoWaves)
+    chooseSplit(sh, wide, gpu);
+    if (wide.splitC == 4 && gridBlocks(sh, wide) * 4 <= gpu.twoWaves())
       t = wide;
   }
   // Two waves of blocks at block-k 8 split in two, with many chunks (a deep 1x1 such as
@@ -606,12 +615,12 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t) {
     Tiling wide = t;
     wide.blockK = t.blockK * 2;
     wide.splitC = 4;
-    chooseSplit(sh, wide);
+    chooseSplit(sh, wide, gpu);
     if (wide.splitC == 4 && KernelGeometry(sh, wide).numChunks >= 8 * 4 &&
-        gridBlocks(sh, wide) * 4 <= kTwoWaves)
+        gridBlocks(sh, wide) * 4 <= gpu.twoWaves())
       t = wide;
   }
-  chooseImagesPerBlock(sh, requested, t);
+  chooseImagesPerBlock(sh, requested, t, gpu);
   // Direct inputs wherever a thread reads only what it would stage (a 1x1 filter, one
   // output per thread), unless asked not to: ResNet-50 at batch 64 5.62 -> 5.03 ms, every
   // 1x1 conv 1.01-1.50x (docs/tuning-log.md, "Direct inputs"). They have no staging to

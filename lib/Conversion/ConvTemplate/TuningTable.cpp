@@ -221,19 +221,24 @@ llvm::Expected<TuningTable> TuningTable::parse(llvm::StringRef text, llvm::Strin
   llvm::json::ObjectMapper o(*doc, p);
   std::string format;
   int64_t version = 0;
+  std::optional<int64_t> sms;
+  static_assert(TargetGPU::kMaxSMs == 4096, "the message below names the limit");
   TuningTable table;
   const llvm::json::Array *entries = nullptr;
   if (o && o.map("format", format) && o.map("version", version) &&
-      o.map("device", table.deviceName)) {
+      o.map("device", table.deviceName) && o.map("sms", sms)) {
     if (format != "spconv-tuning-table")
       p.field("format").report("expected \"spconv-tuning-table\"");
     else if (version != 1)
       p.field("version").report("this compiler reads version 1");
+    else if (sms && (*sms < 1 || *sms > TargetGPU::kMaxSMs))
+      p.field("sms").report("expected the device's SM count, 1 to 4096");
     else if (!(entries = doc->getAsObject()->getArray("entries")))
       p.field("entries").report("expected an array");
   }
   if (!entries)
     return fail(llvm::toString(root.getError()));
+  table.sms = sms.value_or(0);
   llvm::json::Path ep = p.field("entries");
   for (size_t i = 0; i < entries->size(); ++i) {
     const llvm::json::Value &e = (*entries)[i];

@@ -342,7 +342,8 @@ gpu::GPUFuncOp spconv::emitAffineGPUKernel(const ConvShape &shape, const Tiling 
   return func;
 }
 
-LogicalResult spconv::lowerConvsToGPU(ModuleOp module, const Tiling &requested, bool unroll) {
+LogicalResult spconv::lowerConvsToGPU(ModuleOp module, const Tiling &requested,
+                                      const TargetGPU &gpu, bool unroll) {
   SmallVector<Conv2DOp> convs = collectUncompiledConvs(module);
   if (convs.empty())
     return success();
@@ -355,7 +356,7 @@ LogicalResult spconv::lowerConvsToGPU(ModuleOp module, const Tiling &requested, 
     ConvShape shape = ConvShape::fromOp(op);
     if (std::string why = ignoredAsyncStagingRequest(shape, requested); !why.empty())
       op.emitWarning(why);
-    Tiling tiling = chooseTiling(shape, requested);
+    Tiling tiling = chooseTiling(shape, requested, gpu);
     std::string name = nextKernelName(symbols, nextIndex);
     gpu::GPUFuncOp func = unroll ? emitGPUKernel(shape, tiling, gpuModule, name, op.getLoc())
                                  : emitAffineGPUKernel(shape, tiling, gpuModule, name, op.getLoc());
@@ -380,12 +381,16 @@ struct ConvertSpconvToAffinePass
     Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
                      chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder,
                      asyncStaging, columnOrder, directInputs};
-    if (std::string why = invalidTilingRequest(requested); !why.empty()) {
+    std::string why = invalidTilingRequest(requested);
+    if (why.empty())
+      why = invalidNumSMsRequest(numSMs);
+    if (!why.empty()) {
       // The options are wrong, not the module: at its location, without printing it.
       mlir::emitError(getOperation().getLoc(), why);
       return signalPassFailure();
     }
-    if (failed(lowerConvsToGPU(getOperation(), requested, /*unroll=*/false)))
+    TargetGPU gpu = TargetGPU::fromRequest(numSMs);
+    if (failed(lowerConvsToGPU(getOperation(), requested, gpu, /*unroll=*/false)))
       signalPassFailure();
   }
 };

@@ -201,18 +201,22 @@ struct ConvertSpconvToCPUPass
     Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
                      chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder,
                      asyncStaging, columnOrder, directInputs};
-    if (std::string why = invalidTilingRequest(requested); !why.empty()) {
+    std::string why = invalidTilingRequest(requested);
+    if (why.empty())
+      why = invalidNumSMsRequest(numSMs);
+    if (!why.empty()) {
       // The options are wrong, not the module: at its location, without printing it.
       mlir::emitError(getOperation().getLoc(), why);
       return signalPassFailure();
     }
+    TargetGPU gpu = TargetGPU::fromRequest(numSMs);
     SymbolTable symbols(module);
     int64_t nextIndex = 0;
     for (Conv2DOp op : convs) {
       if (failed(checkLowerable(op)))
         return signalPassFailure();
       ConvShape shape = ConvShape::fromOp(op);
-      Tiling tiling = chooseTiling(shape, requested);
+      Tiling tiling = chooseTiling(shape, requested, gpu);
       std::string name = nextKernelName(symbols, nextIndex);
       func::FuncOp func = emitCPUKernel(shape, tiling, module, name, op.getLoc(), unroll);
       if (!func)

@@ -37,12 +37,16 @@ struct ConvertSpconvToGPUPass
     Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
                      chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder,
                      asyncStaging, columnOrder, directInputs};
-    if (std::string why = invalidTilingRequest(requested); !why.empty()) {
+    std::string why = invalidTilingRequest(requested);
+    if (why.empty())
+      why = invalidNumSMsRequest(numSMs);
+    if (!why.empty()) {
       // The options are wrong, not the module: at its location, without printing it.
       mlir::emitError(getOperation().getLoc(), why);
       return signalPassFailure();
     }
-    if (failed(lowerConvsToGPU(getOperation(), requested, /*unroll=*/true)))
+    TargetGPU gpu = TargetGPU::fromRequest(numSMs);
+    if (failed(lowerConvsToGPU(getOperation(), requested, gpu, /*unroll=*/true)))
       signalPassFailure();
   }
 };

@@ -58,15 +58,44 @@ def compiler_id():
     return _TOOL_IDS[k]
 
 
-def tuning_table_id(extra_args=()):
-    """SHA-256 (16 hex) of the tuning table spconv-translate would read (--tuning-table= in
-    extra_args, else $SPCONV_TUNING_TABLE; docs/design.md "Tuning table"), or None: a table
-    changes tilings, so the kernels compiled with it are cached apart."""
+def tuning_table_path(extra_args=()):
+    """The tuning table spconv-translate would read: --tuning-table= in extra_args, else
+    $SPCONV_TUNING_TABLE; None for none (docs/design.md "Tuning table")."""
     path = os.environ.get("SPCONV_TUNING_TABLE", "")
     for a in extra_args:
         if a.startswith("--tuning-table="):
             path = a[len("--tuning-table="):]
-    if not path or path == "none":
+    return None if not path or path == "none" else path
+
+
+# spconv-translate's SM count without --num-sms or a table's "sms": an H100 SXM's, an H200's
+DEFAULT_NUM_SMS = 132
+
+
+def num_sms_args(num_sms, extra_args=()):
+    """("--num-sms=N",) where spconv-translate with extra_args would tile for another SM
+    count than `num_sms` (the GPU the kernels will run on): its default, or the tuning
+    table's "sms"; () where it already tiles for that many, or extra_args name a count. Only
+    a different count is passed, so kernels compiled without a GPU for the default keep
+    their cache keys on an H100 or H200 (docs/design.md "Target GPU")."""
+    if any(a.startswith("--num-sms") for a in extra_args):
+        return ()
+    default = DEFAULT_NUM_SMS
+    path = tuning_table_path(extra_args)
+    if path:
+        try:
+            with open(path) as f:
+                default = json.load(f).get("sms") or DEFAULT_NUM_SMS
+        except (OSError, ValueError, AttributeError):
+            pass  # spconv-translate reports an unreadable table
+    return () if num_sms == default else ("--num-sms=%d" % num_sms,)
+
+
+def tuning_table_id(extra_args=()):
+    """SHA-256 (16 hex) of the tuning table spconv-translate would read (tuning_table_path),
+    or None: a table changes tilings, so the kernels compiled with it are cached apart."""
+    path = tuning_table_path(extra_args)
+    if path is None:
         return None
     try:
         with open(path, "rb") as f:

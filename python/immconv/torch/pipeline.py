@@ -451,6 +451,17 @@ def _on_cuda(example_input):
         t.is_cuda for t in as_args(example_input) if isinstance(t, torch.Tensor))
 
 
+def target_args(example_input, compiler_args=()):
+    """The spconv-translate flags that target the CUDA device of example_input:
+    `--num-sms=N` where its SM count is not what the compiler tiles for by default
+    (kcache.num_sms_args); () on CPU inputs, where the default target stays."""
+    if not _on_cuda(example_input):
+        return ()
+    t = next(t for t in as_args(example_input) if isinstance(t, torch.Tensor))
+    sms = torch.cuda.get_device_properties(t.device).multi_processor_count
+    return kcache.num_sms_args(sms, compiler_args)
+
+
 def compile(model, example_input, *, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD,
             cache_dir=None, jobs=None, min_speedup=policy.AUTO, min_speedup_graphs=True,
             keep=None, out_dir=None, progress=True, kernel_cache=None,
@@ -491,7 +502,8 @@ def compile(model, example_input, *, sparsity_threshold=DEFAULT_SPARSITY_THRESHO
     kernel with PyTorch in the same dtype, channels-last.
 
     compiler_args: extra spconv-translate flags (e.g. ["--fold-at=llvm"]); part of the
-    kernel cache key.
+    kernel cache key. On CUDA inputs `--num-sms` with the device's SM count is added where
+    the compiler would otherwise tile for another count (docs/python.md, "Target GPU").
     """
     if out_dir is None:
         import tempfile
@@ -512,6 +524,8 @@ def compile_graph(model, example_input, out_dir, *, sparsity_threshold=DEFAULT_S
     does). The result's `immconv_frozen` lists the placeholders whose tensors were folded
     (lift.py) and `immconv_manifest` the manifest."""
     original = model
+    # Kernels for the GPU the example input is on: the tiling heuristic counts its SMs.
+    compiler_args = tuple(compiler_args) + target_args(example_input, compiler_args)
     model, frozen = prepare(model, example_input)
     _eval(model)
     layers, kept = plan(model, example_input, sparsity_threshold, keep, accumulate)

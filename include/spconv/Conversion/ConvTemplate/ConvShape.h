@@ -227,9 +227,40 @@ Pairing choosePairing(const ConvShape &logical);
 /// columns, so no word straddles two rows.
 bool canPairAdjacent(const ConvShape &logical);
 
-/// Fills every zero field of `requested` with the heuristic's choice (docs/design.md, "Tiling heuristic") and
-/// clamps the rest to the shape.
-Tiling chooseTiling(const ConvShape &shape, Tiling requested);
+/// The GPU the heuristic tiles for. Its rules count blocks in waves over the SMs, and SM
+/// counts differ between parts of one architecture (132 on an H100 SXM and an H200, 114 on
+/// an H100 PCIe, 108 on an A100); the rest of what the rules assume (2048 threads and 32
+/// blocks an SM, 48 KB of static shared memory, about 128 KB of code an SM streams well)
+/// holds on sm_80 and sm_90 alike (docs/design.md, "Target GPU").
+struct TargetGPU {
+  /// The SMs of an H100 SXM and an H200, on which the rules were measured.
+  static constexpr int64_t kDefaultSMs = 132;
+  /// The most a request may name: no GPU has as many, and it keeps the block counts the
+  /// rules multiply by it far from overflow.
+  static constexpr int64_t kMaxSMs = 4096;
+  int64_t numSMs = kDefaultSMs;
+  /// Two waves of blocks, one block an SM each: fewer blocks than this leave SMs with
+  /// little to run.
+  int64_t twoWaves() const { return 2 * numSMs; }
+  /// The target of a `--num-sms` request: `requested` where it is not 0, else `fallback`
+  /// (a tuning table's device) where that is not 0, else kDefaultSMs. Both must be valid
+  /// (invalidNumSMsRequest).
+  static TargetGPU fromRequest(int64_t requested, int64_t fallback = 0) {
+    TargetGPU gpu;
+    if (requested > 0)
+      gpu.numSMs = requested;
+    else if (fallback > 0)
+      gpu.numSMs = fallback;
+    return gpu;
+  }
+};
+/// Why `requested` is no `--num-sms` request (empty when it is one: 0, the default, or 1 to
+/// TargetGPU::kMaxSMs).
+std::string invalidNumSMsRequest(int64_t requested);
+
+/// Fills every zero field of `requested` with the heuristic's choice for `gpu`
+/// (docs/design.md, "Tiling heuristic") and clamps the rest to the shape.
+Tiling chooseTiling(const ConvShape &shape, Tiling requested, const TargetGPU &gpu);
 /// Why the passes must refuse `requested` (empty when they need not): a field with no
 /// meaning, such as a chunk-loop other than 0, 1 or 2.
 std::string invalidTilingRequest(const Tiling &requested);
@@ -268,7 +299,7 @@ struct WorkOrder {
 /// knows the code size, so only it applies the rule; the queues exist only there.
 WorkOrder chooseWorkOrder(const ConvShape &shape, const Tiling &tiling, int64_t blockInstructions,
                           int64_t blocksPerSM, int64_t requestedBlockOrder,
-                          int64_t requestedSmAffinity);
+                          int64_t requestedSmAffinity, const TargetGPU &gpu);
 /// Whether `t`, chosen by chooseTiling for `requested`, is the heuristic's block-k 64 form
 /// (128 threads, 4 blocks per SM, straight-line) that the occupancy rule turns into block-k 32
 /// at 8 blocks per SM (docs/design.md, "Occupancy").
@@ -292,9 +323,9 @@ std::string ignoredAsyncStagingRequest(const ConvShape &sh, const Tiling &reques
 /// Why `tiling` leaves no room for SM affinity's shared work slot (empty when it does).
 std::string noRoomForWorkSlot(const ConvShape &shape, const Tiling &tiling);
 
-/// Sets `tiling.splitC` (kept when given and workable, else chosen) and shrinks chunkC so
-/// that every group's tile fits; part of chooseTiling.
-void chooseSplit(const ConvShape &shape, Tiling &tiling);
+/// Sets `tiling.splitC` (kept when given and workable, else chosen for `gpu`) and shrinks
+/// chunkC so that every group's tile fits; part of chooseTiling.
+void chooseSplit(const ConvShape &shape, Tiling &tiling, const TargetGPU &gpu);
 
 /// Channels a thread loads at one tile position before storing them: the loads in flight
 /// per thread while staging (docs/tuning-log.md, "Staging", "Staging by position").

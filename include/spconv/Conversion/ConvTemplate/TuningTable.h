@@ -50,6 +50,10 @@ public:
   const TunedTiling *lookup(const ConvShape &shape, int64_t nnz) const;
 
   llvm::StringRef device() const { return deviceName; }
+  /// The SMs of the device the table was measured on (its optional "sms" field), which the
+  /// heuristic tiles the convs without an entry for unless --num-sms says otherwise; 0 if
+  /// the table does not say.
+  int64_t numSMs() const { return sms; }
   size_t size() const { return entries.size(); }
 
   /// The key `lookup` matches: the logical conv, its types, pairing and layout.
@@ -82,6 +86,7 @@ private:
   };
   std::vector<Entry> entries;
   std::string deviceName;
+  int64_t sms = 0;
 };
 
 /// `requested` with `tuned`'s fields wherever `requested` leaves the choice to the heuristic

@@ -31,11 +31,11 @@ mlir::gpu::GPUFuncOp emitAffineGPUKernel(const ConvShape &shape, const Tiling &t
 /// GPU container) if needed.
 mlir::gpu::GPUModuleOp getOrCreateKernelModule(mlir::ModuleOp module);
 /// Lowers every conv of `module` not yet compiled to a template kernel (tiling `requested`,
-/// zeros picked by the heuristic), tagging the conv with it; `unroll` runs
+/// zeros picked by the heuristic for `gpu`), tagging the conv with it; `unroll` runs
 /// unrollTemplateNests on each kernel (convert-spconv-to-gpu) or leaves the nests
 /// (convert-spconv-to-affine).
 mlir::LogicalResult lowerConvsToGPU(mlir::ModuleOp module, const Tiling &requested,
-                                    bool unroll);
+                                    const TargetGPU &gpu, bool unroll);
 } // namespace spconv
 
 #endif
