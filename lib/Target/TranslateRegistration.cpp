@@ -239,6 +239,12 @@ struct TranslateFlags {
       tablePath = path;
     }
     o.tuningTable = table;
+    // Its entries apply whatever the target: they were measured on the table's device, whose
+    // SM count may not be the one asked for.
+    if (o.numSMs > 0 && table->numSMs() > 0 && o.numSMs != table->numSMs())
+      emitWarning(loc) << "--num-sms=" << o.numSMs << " is not the " << table->numSMs()
+                       << " SMs of the tuning table's device (" << table->device()
+                       << "): its entries, measured there, still apply to the convs they match";
     return o;
   }
 
