@@ -124,8 +124,9 @@ struct TranslateFlags {
       llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::opt<int64_t> asyncStaging{
       "async-staging",
-      llvm::cl::desc("How chunks are staged (0 = heuristic: 2 for an FP32 chunk loop over "
-                     "packed images with an unstrided filter over 1x1, else 1; 1 = loads and "
+      llvm::cl::desc("How chunks are staged (0 = heuristic: 2 for a chunk loop over packed "
+                     "images with an unstrided filter over 1x1, in half precision where its "
+                     "words lie whole (the image-pair layout), else 1; 1 = loads and "
                      "stores through registers; 2 = cp.async copies, double-buffered in a "
                      "chunk loop, in half precision of whole words only, docs/design.md "
                      "\"Asynchronous staging\")"),

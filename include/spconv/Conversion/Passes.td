@@ -24,7 +24,7 @@ defvar SpconvTilingOptions = [
   Option<"blockOrder", "block-order", "int64_t", "0",
          "Grid order (0 = heuristic: 1; 1 = (tiles, channel blocks, images); 2 = (tiles, images, channel blocks): each wave runs fewer channel blocks' code, docs/design.md \"Instruction fetch\")">,
   Option<"asyncStaging", "async-staging", "int64_t", "0",
-         "How chunks are staged (0 = heuristic: 2 for an FP32 chunk loop over packed images with an unstrided filter over 1x1, else 1; 1 = loads and stores through registers; 2 = cp.async copies, double-buffered in a chunk loop, in half precision of whole words only, docs/design.md \"Asynchronous staging\")">,
+         "How chunks are staged (0 = heuristic: 2 for a chunk loop over packed images with an unstrided filter over 1x1, in half precision where its words lie whole (the image-pair layout), else 1; 1 = loads and stores through registers; 2 = cp.async copies, double-buffered in a chunk loop, in half precision of whole words only, docs/design.md \"Asynchronous staging\")">,
   Option<"columnOrder", "column-order", "int64_t", "0",
     "Which output columns a thread computes with outputs-per-thread > 1 (0 = heuristic: 1; 1 = strided by threads-q; 2 = adjacent, sharing their inputs along the filter width, docs/design.md \"Adjacent outputs\")">,
   Option<"directInputs", "direct-inputs", "int64_t", "0",

@@ -674,9 +674,12 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t, const TargetGPU &gpu)
   // the second buffer halves its chunk to 5 channels). Elsewhere other blocks cover the
   // latency (docs/tuning-log.md, "Asynchronous staging").
   // Half precision: cp.async copies whole words only (a gathered word is two loads and a
-  // pack), and only where asked (the table or --async-staging=2): the FP32 rule below was
-  // not measured on half-precision tilings.
-  if (sh.isHalf() && (!sh.pairsWholeWords() || t.asyncStaging != 2))
+  // pack); where the words lie whole (the image-pair layout), the same rule, measured on
+  // VGG-16's FP16 shapes at batch 64 on an H200, where the heuristic packs two words a block
+  // in a chunk loop: conv3_x 1.24x, conv4_1 1.64x, conv4_2 1.03x, conv5_x 1.04x; long
+  // scoreboard stalls 1.2-4.0 -> 0.6-1.0 per issue (docs/tuning-log.md, "cp.async by default
+  // in half precision").
+  if (sh.isHalf() && !sh.pairsWholeWords())
     t.asyncStaging = 1;
   if (t.asyncStaging != 1 && t.asyncStaging != 2)
     t.asyncStaging = t.chunkLoop == 2 && KernelGeometry(sh, t).imagesPerBlock > 1 &&
