@@ -261,11 +261,9 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
   if (convs.empty())
     return module.emitError("no spconv.conv2d to compile");
   // The options are wrong, not the module: at its location, without printing it.
-  if (std::string why = invalidTilingRequest(options.tiling); !why.empty())
+  if (std::string why = invalidTilingRequest(options.tiling, options.numSMs); !why.empty())
     return emitError(module.getLoc(), why);
   if (std::string why = invalidSmAffinityRequest(options.smAffinity); !why.empty())
-    return emitError(module.getLoc(), why);
-  if (std::string why = invalidNumSMsRequest(options.numSMs); !why.empty())
     return emitError(module.getLoc(), why);
   const TargetGPU gpu = targetGPU(options);
 

@@ -454,6 +454,11 @@ std::string spconv::invalidNumSMsRequest(int64_t requested) {
   return "";
 }
 
+std::string spconv::invalidTilingRequest(const Tiling &requested, int64_t numSMs) {
+  std::string why = invalidTilingRequest(requested);
+  return why.empty() ? invalidNumSMsRequest(numSMs) : why;
+}
+
 std::string spconv::invalidSmAffinityRequest(int64_t requested) {
   if (requested < 0 || requested > 2)
     return "sm-affinity must be 0, 1 or 2, got " + std::to_string(requested);

@@ -37,10 +37,7 @@ struct ConvertSpconvToGPUPass
     Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
                      chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder,
                      asyncStaging, columnOrder, directInputs};
-    std::string why = invalidTilingRequest(requested);
-    if (why.empty())
-      why = invalidNumSMsRequest(numSMs);
-    if (!why.empty()) {
+    if (std::string why = invalidTilingRequest(requested, numSMs); !why.empty()) {
       // The options are wrong, not the module: at its location, without printing it.
       mlir::emitError(getOperation().getLoc(), why);
       return signalPassFailure();

@@ -257,6 +257,9 @@ struct TargetGPU {
 /// Why `requested` is no `--num-sms` request (empty when it is one: 0, the default, or 1 to
 /// TargetGPU::kMaxSMs).
 std::string invalidNumSMsRequest(int64_t requested);
+/// What the passes refuse of their tiling options: invalidTilingRequest(requested), else
+/// invalidNumSMsRequest(numSMs); empty when neither.
+std::string invalidTilingRequest(const Tiling &requested, int64_t numSMs);
 
 /// Fills every zero field of `requested` with the heuristic's choice for `gpu`
 /// (docs/design.md, "Tiling heuristic") and clamps the rest to the shape.
