@@ -82,6 +82,7 @@ static FailureOr<std::string> emitPTXFoldedInLLVM(ModuleOp module,
     compile.asyncStaging = options.tiling.asyncStaging;
     compile.columnOrder = options.tiling.columnOrder;
     compile.directInputs = options.tiling.directInputs;
+    compile.channelVector = options.tiling.channelVector;
     compile.numSMs = options.numSMs;
     pm.addPass(createSpconvCompileKernels(compile));
     if (failed(pm.run(module)))

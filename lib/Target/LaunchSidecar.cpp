@@ -125,7 +125,9 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
                                       {"sm_affine", launch.contains("sm_affine")},
                                       {"async_staging", t.asyncStaging != 1},
                                       {"adjacent_columns", t.adjacentColumns()},
-                                      {"direct_inputs", t.readsInputsDirectly()}}},
+                                      {"direct_inputs", t.readsInputsDirectly()},
+                                      {"channel_vector",
+                                       std::max<int64_t>(1, t.channelVector)}}},
     };
     if (s.isHalf() && succeeded(w))
       entry["numerics"] = numericsJson(words, t, *w);

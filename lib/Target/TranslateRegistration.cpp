@@ -143,6 +143,13 @@ struct TranslateFlags {
                      "shared memory; 2 = read directly into registers where the filter is "
                      "1x1 and a thread has one output, docs/design.md \"Direct inputs\")"),
       llvm::cl::init(0), llvm::cl::cat(tilingCat)};
+  llvm::cl::opt<int64_t> channelVector{
+      "channel-vector",
+      llvm::cl::desc("Input channels one shared load reads (0 = heuristic: 1; 1, 2 or 4: "
+                     "with 2 or 4 the staged tile interleaves the chunk's channels so a "
+                     "thread reads them with one ld.shared.v2/.v4; staged inputs with one "
+                     "output per thread only, docs/design.md \"Channel vectors\")"),
+      llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::opt<int64_t> smAffinity{
       "sm-affinity",
       llvm::cl::desc("Where a block finds its work (0 = heuristic: 1; 1 = its grid position; "
@@ -265,6 +272,7 @@ struct TranslateFlags {
     o.tiling = Tiling{blockK, outputsPerThread, tileP,    threadsQ,
                       chunkC, splitC,           chunkLoop, imagesPerBlock, blockOrder,
                       asyncStaging, columnOrder, directInputs};
+    o.tiling.channelVector = channelVector;
     o.codeBudget = codeBudget;
     o.blockCodeBudget = blockCodeBudget;
     o.shareStaging = shareStaging;

@@ -126,6 +126,11 @@ static cl::opt<int64_t> directInputs(
     cl::desc("convert-spconv-to-cpu direct-inputs (0 = heuristic, 1 = staged, 2 = read "
              "directly where the filter is 1x1 and a thread has one output)"),
     cl::init(0), cl::cat(checkCategory));
+static cl::opt<int64_t> channelVector(
+    "channel-vector",
+    cl::desc("convert-spconv-to-cpu channel-vector (0 = heuristic, 1, 2 or 4 input channels "
+             "interleaved in the staged tile and read together)"),
+    cl::init(0), cl::cat(checkCategory));
 static cl::opt<int64_t> numSMs(
     "num-sms",
     cl::desc("convert-spconv-to-cpu num-sms: SMs of the GPU whose tiling the twin runs (0 = "
@@ -341,7 +346,7 @@ int main(int argc, char **argv) {
 
   for (auto *opt : {&blockK, &outputsPerThread, &tileP, &threadsQ, &chunkC, &splitC, &chunkLoop,
                     &imagesPerBlock, &blockOrder, &asyncStaging, &columnOrder,
-                    &directInputs, &numSMs})
+                    &directInputs, &channelVector, &numSMs})
     if (*opt < 0) {
       llvm::errs() << "spconv-cpu-check: error: --" << opt->ArgStr
                    << " must be >= 0 (0 = heuristic), got " << *opt << "\n";
@@ -409,6 +414,7 @@ int main(int argc, char **argv) {
     options.asyncStaging = asyncStaging;
     options.columnOrder = columnOrder;
     options.directInputs = directInputs;
+    options.channelVector = channelVector;
     options.numSMs = numSMs;
     options.unroll = affinePipeline.empty();
     pm.addPass(createConvertSpconvToCPU(options));

@@ -169,6 +169,8 @@ def SpconvCompileKernels : Pass<"spconv-compile-kernels", "::mlir::ModuleOp"> {
       "Which output columns a thread computes with outputs-per-thread > 1 (0 = heuristic: 1; 1 = strided by threads-q; 2 = adjacent, sharing their inputs along the filter width, docs/design.md \"Adjacent outputs\")">,
     Option<"directInputs", "direct-inputs", "int64_t", "0",
       "Where a thread's inputs come from (0 = heuristic; 1 = staged through shared memory; 2 = read directly into registers where the filter is 1x1 and a thread has one output, docs/design.md \"Direct inputs\")">,
+    Option<"channelVector", "channel-vector", "int64_t", "0",
+      "Input channels one shared load reads (0 = heuristic: 1; 1, 2 or 4: with 2 or 4 the staged tile interleaves the chunk's channels so a thread reads them with one ld.shared.v2/.v4; staged inputs with one output per thread only, docs/design.md \"Channel vectors\")">,
     Option<"numSMs", "num-sms", "int64_t", "0",
       "SMs of the target GPU, over which the heuristic counts waves of blocks (0 = 132, an H100 SXM's or H200's; docs/design.md \"Target GPU\")">
   ];

@@ -1,5 +1,7 @@
 //===- ConvShape.cpp - convolution shape and tiling heuristic -------------===//
 #include "spconv/Conversion/ConvTemplate/ConvShape.h"
+
+#include <cstdlib>
 #include "spconv/Dialect/Spconv/IR/SpconvOps.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -173,7 +175,8 @@ std::string Tiling::str() const {
          (imagesPerBlock > 1 ? "ib" + std::to_string(imagesPerBlock) : std::string()) +
          (blockOrder == 2 ? "cbm" : "") + (asyncStaging == 2 ? "cpa" : "") +
          (columnOrder == 2 && outputsPerThread > 1 ? "adj" : "") +
-         (directInputs == 2 ? "dir" : "");
+         (directInputs == 2 ? "dir" : "") +
+         (channelVector > 1 ? "cv" + std::to_string(channelVector) : std::string());
 }
 
 static constexpr int64_t kMaxLoadsPerRegion = 256;
@@ -209,6 +212,10 @@ KernelGeometry::KernelGeometry(const ConvShape &sh, const Tiling &t) {
   stageBatch = std::max<int64_t>(1, std::min<int64_t>(kStageBatch, t.chunkC));
   // Direct inputs stage nothing: shared memory holds only split groups' partial sums.
   sharedFloats = t.readsInputsDirectly() ? 0 : t.chunkC * inTileH * inTileW;
+  // Channel vectors: every tile (of a group, an image, a buffer) starts at a multiple of the
+  // vector, so a vector load is aligned wherever the tile is.
+  if (t.channelVector > 1)
+    sharedFloats = ceilDiv(sharedFloats, t.channelVector) * t.channelVector;
   splitC = std::max<int64_t>(1, t.splitC);
   imagesPerBlock = std::max<int64_t>(1, t.imagesPerBlock);
   // The groups' partial sums travel through the tiles at the end.
@@ -422,6 +429,9 @@ std::string spconv::invalidTilingRequest(const Tiling &requested) {
     return "column-order must be 0, 1 or 2, got " + std::to_string(requested.columnOrder);
   if (requested.directInputs < 0 || requested.directInputs > 2)
     return "direct-inputs must be 0, 1 or 2, got " + std::to_string(requested.directInputs);
+  if (requested.channelVector != 0 && requested.channelVector != 1 &&
+      requested.channelVector != 2 && requested.channelVector != 4)
+    return "channel-vector must be 0, 1, 2 or 4, got " + std::to_string(requested.channelVector);
   return "";
 }
 
@@ -640,6 +650,10 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t, const TargetGPU &gpu)
     t.chunkLoop = 1;
     t.asyncStaging = 1;
   }
+  // Channel vectors: one channel a load unless asked (docs/design.md, "Channel vectors"),
+  // and only where a thread reads one staged input per (c, r, s).
+  if (t.channelVector <= 0 || t.readsInputsDirectly() || t.outputsPerThread != 1)
+    t.channelVector = 1;
   // An explicit chunk-c may not exceed the hard limit either: each group's (and image's)
   // tile gets its share of it.
   KernelGeometry g(sh, t);

@@ -273,6 +273,9 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
   // stores hit consecutive banks. A batch of loads is issued before its stores, so a thread
   // has that many in flight (docs/tuning-log.md, "Staging").
   int64_t batch = std::min(geom.stageBatch, chunkChannels);
+  // Channel vectors: the chunk's first vectorChannels channels lie in groups of `vector`.
+  int64_t vector = tiling.channelVector > 1 ? tiling.channelVector : 1;
+  int64_t vectorChannels = chunkChannels / vector * vector;
   // Top-left input coordinate of the tile (may be negative inside the padding).
   Value y0 = arith::SubIOp::create(
       b, loc, arith::MulIOp::create(b, loc, bc.p0, cst(b, loc, shape.sh)), cst(b, loc, shape.pt));
@@ -311,6 +314,27 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
     Value inside = arith::AndIOp::create(b, loc, inRange(iy, shape.h), inRange(ix, shape.w));
     Value iyc = clamp(iy, shape.h), ixc = clamp(ix, shape.w);
     Value dst = arith::AddIOp::create(b, loc, dstBase, pos);
+    // Channel vectors (Tiling::channelVector): where channel `cc` of this position lies.
+    Value dstVector;
+    if (vector > 1)
+      dstVector = arith::AddIOp::create(b, loc, dstBase,
+                                        arith::MulIOp::create(b, loc, pos, cst(b, loc, vector)));
+    auto tileIndex = [&](Value cc) -> Value {
+      Value plain =
+          arith::AddIOp::create(b, loc, dst, arith::MulIOp::create(b, loc, cc, cst(b, loc, plane)));
+      if (vector == 1)
+        return plain;
+      Value lane = arith::RemUIOp::create(b, loc, cc, cst(b, loc, vector));
+      Value first = arith::SubIOp::create(b, loc, cc, lane);
+      Value grouped = arith::AddIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, dstVector, lane),
+          arith::MulIOp::create(b, loc, first, cst(b, loc, plane)));
+      if (vectorChannels == chunkChannels)
+        return grouped;
+      Value inGroup = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, cc,
+                                            cst(b, loc, vectorChannels));
+      return arith::SelectOp::create(b, loc, inGroup, grouped, plain);
+    };
     // Half precision: a tile word holds the element the word shape stages (lo) and its pair
     // (hi).
     PairedElement hiAt;
@@ -336,8 +360,7 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
                                       cst(b, loc, shape.c))));
             c = arith::MinUIOp::create(b, loc, c, cst(b, loc, shape.c - 1));
           }
-          Value at = arith::AddIOp::create(
-              b, loc, dst, arith::MulIOp::create(b, loc, cc, cst(b, loc, plane)));
+          Value at = tileIndex(cc);
           nvgpu::DeviceAsyncCopyOp::create(b, loc, copiedTile, ValueRange{at}, copiedInput,
                                            ValueRange{imageIndex, c, iyc, ixc},
                                            b.getIndexAttr(1), read, UnitAttr());
@@ -369,9 +392,7 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
         rows.push_back(cc);
       }
       for (int64_t i = 0; i < count; ++i) {
-        Value at = arith::AddIOp::create(
-            b, loc, dst, arith::MulIOp::create(b, loc, rows[i], cst(b, loc, plane)));
-        memref::StoreOp::create(b, loc, values[i], tile, ValueRange{at});
+        memref::StoreOp::create(b, loc, values[i], tile, ValueRange{tileIndex(rows[i])});
       }
     };
     int64_t full = chunkChannels / batch * batch;
@@ -474,12 +495,25 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
   Type lane = laneType(b);
   // The thread's tile index; direct inputs read no tile.
   Value base;
+  // Channel vectors (Tiling::channelVector): the thread's first word of the chunk's
+  // interleaved channel groups.
+  int64_t vector = tiling.channelVector > 1 && !direct && opt == 1 ? tiling.channelVector : 1;
+  Value vectorBase;
   if (!direct) {
     base = emitThreadBase(b, loc, tid);
+    Value tileStart;
     if (tileOffset)
-      base = arith::AddIOp::create(b, loc, base, cst(b, loc, tileOffset));
+      tileStart = cst(b, loc, tileOffset);
     if (tileBase)
-      base = arith::AddIOp::create(b, loc, base, tileBase);
+      tileStart = tileStart ? arith::AddIOp::create(b, loc, tileStart, tileBase).getResult()
+                            : tileBase;
+    if (vector > 1) {
+      vectorBase = arith::MulIOp::create(b, loc, base, cst(b, loc, vector));
+      if (tileStart)
+        vectorBase = arith::AddIOp::create(b, loc, vectorBase, tileStart);
+    }
+    if (tileStart)
+      base = arith::AddIOp::create(b, loc, base, tileStart);
   }
 
   // Private register arrays: the accumulators (kk, o) and, with several outputs per thread,
@@ -626,7 +660,43 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
       hi = arith::SelectOp::create(b, loc, at.ok, hi, paddingZero);
     return emitPack(b, loc, v, hi);
   };
-  loopOver(chunkChannels, [&](Value cc) {
+  // Channel vectors: the chunk's full groups of `vector` channels, one load of a group's
+  // words per (r, s) (consecutive words: the backend's load-store vectorizer makes it one
+  // ld.shared.v2/.v4), then each channel's FMAs; the channels past the last full group
+  // after them, from planes of their own.
+  int64_t vectorChannels = vector > 1 ? chunkChannels / vector * vector : 0;
+  if (vectorChannels > 0) {
+    AffineExpr groupOff = dCc * (vector * plane) +
+                          (dR * (shape.dh * geom.inTileW) + dS * shape.dw) * vector;
+    AffineMap groupMap = AffineMap::get(3, 0, groupOff);
+    loopOver(vectorChannels / vector, [&](Value group) {
+      loopOver(shape.r, [&](Value r) {
+        loopOver(shape.s, [&](Value s) {
+          Value at = arith::AddIOp::create(
+              b, loc, vectorBase,
+              affine::AffineApplyOp::create(b, loc, groupMap, ValueRange{group, r, s}));
+          SmallVector<Value, 4> words;
+          for (int64_t i = 0; i < vector; ++i)
+            words.push_back(memref::LoadOp::create(
+                b, loc, tile,
+                ValueRange{i ? arith::AddIOp::create(b, loc, at, cst(b, loc, i)).getResult()
+                             : at}));
+          for (int64_t i = 0; i < vector; ++i) {
+            Value cc = affine::AffineApplyOp::create(
+                b, loc, AffineMap::get(1, 0, dCc * vector + i), ValueRange{group});
+            emitWeightLoop(cc, r, s, [&](Value) -> Value { return words[i]; });
+          }
+        });
+      });
+    });
+  }
+  if (chunkChannels > vectorChannels)
+  loopOver(chunkChannels - vectorChannels, [&](Value tailCc) {
+    Value cc = vectorChannels ? affine::AffineApplyOp::create(
+                                    b, loc, AffineMap::get(1, 0, dCc + vectorChannels),
+                                    ValueRange{tailCc})
+                                    .getResult()
+                              : tailCc;
     loopOver(shape.r, [&](Value r) {
       if (adjacent) {
         // The thread's outputs are adjacent: load the window of row (cc, r) once, then

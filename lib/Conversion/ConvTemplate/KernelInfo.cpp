@@ -25,6 +25,8 @@ DictionaryAttr spconv::makeLaunchAttr(MLIRContext *ctx, const ConvShape &shape,
       b.getNamedAttr("async_staging", b.getI64IntegerAttr(tiling.asyncStaging == 1 ? 1 : 2)),
       b.getNamedAttr("column_order", b.getI64IntegerAttr(tiling.adjacentColumns() ? 2 : 1)),
       b.getNamedAttr("direct_inputs", b.getI64IntegerAttr(tiling.readsInputsDirectly() ? 2 : 1)),
+      b.getNamedAttr("channel_vector",
+                     b.getI64IntegerAttr(std::max<int64_t>(1, tiling.channelVector))),
   });
   SmallVector<NamedAttribute> entries{
       b.getNamedAttr("grid", b.getDenseI64ArrayAttr({g.grid[0], g.grid[1], g.grid[2]})),
@@ -61,6 +63,7 @@ Tiling spconv::tilingFromLaunchAttr(DictionaryAttr launch) {
   t.asyncStaging = get("async_staging");
   t.columnOrder = get("column_order");
   t.directInputs = get("direct_inputs");
+  t.channelVector = get("channel_vector");
   return t;
 }
 

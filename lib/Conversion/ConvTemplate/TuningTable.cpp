@@ -78,7 +78,7 @@ Tiling spconv::fillFromTuned(Tiling requested, const Tiling &tuned) {
        {&Tiling::blockK, &Tiling::outputsPerThread, &Tiling::tileP, &Tiling::threadsQ,
         &Tiling::chunkC, &Tiling::splitC, &Tiling::chunkLoop, &Tiling::imagesPerBlock,
         &Tiling::blockOrder, &Tiling::asyncStaging, &Tiling::columnOrder,
-        &Tiling::directInputs})
+        &Tiling::directInputs, &Tiling::channelVector})
     if (requested.*field == 0)
       requested.*field = tuned.*field;
   return requested;
@@ -151,6 +151,15 @@ static bool tunedFromJSON(const llvm::json::Value &v, TunedTiling &t, llvm::json
     return false;
   if (minBlocks < 0) {
     p.field("min_blocks_per_sm").report("expected 0 (no cap) or a positive integer");
+    return false;
+  }
+  // Channel vectors came later: an entry without one was measured reading one channel a
+  // load, and keeps doing so.
+  tl.channelVector = 1;
+  if (obj->get("channel_vector") &&
+      (!o.map("channel_vector", tl.channelVector) ||
+       (tl.channelVector != 1 && tl.channelVector != 2 && tl.channelVector != 4))) {
+    p.field("channel_vector").report("expected 1, 2 or 4");
     return false;
   }
   // The sidecar says 0 where ptxas had no cap; ArtifactOptions says -1.

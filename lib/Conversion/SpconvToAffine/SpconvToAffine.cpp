@@ -288,6 +288,10 @@ gpu::GPUFuncOp spconv::emitAffineGPUKernel(const ConvShape &shape, const Tiling 
   auto func = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType({inType, outType}, {}),
                                      TypeRange{tileType}, TypeRange{});
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  // The tile is read with 8- and 16-byte shared loads (adjacent columns, channel vectors):
+  // align it so wherever it is placed (docs/design.md, "Channel vectors").
+  func.setWorkgroupAttributionAttr(0, LLVM::LLVMDialect::getAlignAttrName(),
+                                   b.getI64IntegerAttr(16));
   func->setAttr(form == KernelForm::OneChannelBlock ? kBlockTemplateAttr : kTemplateAttr,
                 b.getUnitAttr());
   func.setKnownBlockSizeAttr(
@@ -381,6 +385,7 @@ struct ConvertSpconvToAffinePass
     Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
                      chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder,
                      asyncStaging, columnOrder, directInputs};
+    requested.channelVector = channelVector;
     if (std::string why = invalidTilingRequest(requested, numSMs); !why.empty()) {
       // The options are wrong, not the module: at its location, without printing it.
       mlir::emitError(getOperation().getLoc(), why);

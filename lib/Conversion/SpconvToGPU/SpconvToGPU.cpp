@@ -37,6 +37,7 @@ struct ConvertSpconvToGPUPass
     Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
                      chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder,
                      asyncStaging, columnOrder, directInputs};
+    requested.channelVector = channelVector;
     if (std::string why = invalidTilingRequest(requested, numSMs); !why.empty()) {
       // The options are wrong, not the module: at its location, without printing it.
       mlir::emitError(getOperation().getLoc(), why);

@@ -149,6 +149,13 @@ struct Tiling {
   // minBlocksPerSMFor's default: fewer registers per thread, more warps (docs/design.md,
   // "Occupancy"). 0 = the default. Only ptxas sees it: not part of the template key.
   int64_t minBlocksPerSM = 0;
+  // Input channels one shared load reads (docs/design.md, "Channel vectors"): 1, 2 or 4.
+  // With V > 1 the staged tile interleaves the chunk's channels in groups of V (channel
+  // c = V * g + i of position x at word (V * g) * plane + V * x + i; channels past the last
+  // full group keep planes of their own), so a thread reads the V channels of one (r, s)
+  // with one ld.shared.v2/.v4: fewer load instructions per FMA on code-fetch-bound kernels.
+  // Staged inputs with one output per thread only; elsewhere 1.
+  int64_t channelVector = 0;
 
   /// Threads of one group: a tile of tileP x threadsQ.
   int64_t threads() const { return tileP * threadsQ; }
