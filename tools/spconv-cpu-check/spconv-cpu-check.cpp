@@ -345,8 +345,8 @@ int main(int argc, char **argv) {
       "spconv-fold-weights and the JIT, and compare with a double-precision reference\n");
 
   for (auto *opt : {&blockK, &outputsPerThread, &tileP, &threadsQ, &chunkC, &splitC, &chunkLoop,
-                    &imagesPerBlock, &blockOrder, &asyncStaging, &columnOrder,
-                    &directInputs, &channelVector, &numSMs})
+                    &imagesPerBlock, &blockOrder, &asyncStaging, &columnOrder, &directInputs,
+                    &channelVector, &numSMs})
     if (*opt < 0) {
       llvm::errs() << "spconv-cpu-check: error: --" << opt->ArgStr
                    << " must be >= 0 (0 = heuristic), got " << *opt << "\n";

@@ -18,15 +18,15 @@ mode=$1 D=$2 N=${2#.} R=$OUT/${2#.}
 mkdir -p $R
 nvidia-smi --query-gpu=name,driver_version,serial --format=csv > $R/device.txt
 if [ "$mode" = time ]; then
-  VARIANTS_BENCH_ARGS="" timeout 480 bash bench/variants.sh run $D $R/$N.json "${3:-}" \
+  VARIANTS_BENCH_ARGS="" timeout 420 bash bench/variants.sh run $D $R/$N.json "${3:-}" \
     > $R/$N.txt 2> $R/$N.err
   echo "rc=$?" >> $R/$N.txt
   mkdir -p $R/ncu && cp $D/ncu-*.txt $R/ncu/ 2>/dev/null
-  # PyTorch FP16 channels-last for each shape (its -v1 case's first run stands for it).
+  # PyTorch FP16 channels-last for each shape (its -v1 or -base case's first run stands for it).
   python3 - $R/$N.json $R/suite.json <<'PY'
 import json, sys
 runs = json.load(open(sys.argv[1]))
-json.dump({"cases": [r["run1"] for n, r in sorted(runs.items()) if n.endswith("-v1")]},
+json.dump({"cases": [r["run1"] for n, r in sorted(runs.items()) if n.endswith(("-v1", "-base"))]},
           open(sys.argv[2], "w"), indent=1)
 PY
   timeout 100 python3 bench/torch_baseline.py $R/suite.json --modes fp16 --out $R/torch-fp16.json \

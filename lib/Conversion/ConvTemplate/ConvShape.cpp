@@ -1,7 +1,6 @@
 //===- ConvShape.cpp - convolution shape and tiling heuristic -------------===//
 #include "spconv/Conversion/ConvTemplate/ConvShape.h"
 
-#include <cstdlib>
 #include "spconv/Dialect/Spconv/IR/SpconvOps.h"
 
 #include "llvm/Support/FormatVariadic.h"

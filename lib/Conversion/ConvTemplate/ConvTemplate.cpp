@@ -326,13 +326,13 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
         return plain;
       Value lane = arith::RemUIOp::create(b, loc, cc, cst(b, loc, vector));
       Value first = arith::SubIOp::create(b, loc, cc, lane);
-      Value grouped = arith::AddIOp::create(
-          b, loc, arith::AddIOp::create(b, loc, dstVector, lane),
-          arith::MulIOp::create(b, loc, first, cst(b, loc, plane)));
+      Value grouped =
+          arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, dstVector, lane),
+                                arith::MulIOp::create(b, loc, first, cst(b, loc, plane)));
       if (vectorChannels == chunkChannels)
         return grouped;
-      Value inGroup = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, cc,
-                                            cst(b, loc, vectorChannels));
+      Value inGroup =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, cc, cst(b, loc, vectorChannels));
       return arith::SelectOp::create(b, loc, inGroup, grouped, plain);
     };
     // Half precision: a tile word holds the element the word shape stages (lo) and its pair
@@ -505,8 +505,8 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
     if (tileOffset)
       tileStart = cst(b, loc, tileOffset);
     if (tileBase)
-      tileStart = tileStart ? arith::AddIOp::create(b, loc, tileStart, tileBase).getResult()
-                            : tileBase;
+      tileStart =
+          tileStart ? arith::AddIOp::create(b, loc, tileStart, tileBase).getResult() : tileBase;
     if (vector > 1) {
       vectorBase = arith::MulIOp::create(b, loc, base, cst(b, loc, vector));
       if (tileStart)
@@ -577,6 +577,8 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
                              : AffineMap::get(1, 0, {dCc, getAffineConstantExpr(0, ctx)}, ctx);
 
   auto loopOver = [&](int64_t n, function_ref<void(Value)> body) {
+    if (n <= 0) // (nothing to emit: no empty loop for the unroller)
+      return;
     auto loop = affine::AffineForOp::create(b, loc, 0, n);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -666,8 +668,8 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
   // after them, from planes of their own.
   int64_t vectorChannels = vector > 1 ? chunkChannels / vector * vector : 0;
   if (vectorChannels > 0) {
-    AffineExpr groupOff = dCc * (vector * plane) +
-                          (dR * (shape.dh * geom.inTileW) + dS * shape.dw) * vector;
+    AffineExpr groupOff =
+        dCc * (vector * plane) + (dR * (shape.dh * geom.inTileW) + dS * shape.dw) * vector;
     AffineMap groupMap = AffineMap::get(3, 0, groupOff);
     loopOver(vectorChannels / vector, [&](Value group) {
       loopOver(shape.r, [&](Value r) {
@@ -682,21 +684,20 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
                 ValueRange{i ? arith::AddIOp::create(b, loc, at, cst(b, loc, i)).getResult()
                              : at}));
           for (int64_t i = 0; i < vector; ++i) {
-            Value cc = affine::AffineApplyOp::create(
-                b, loc, AffineMap::get(1, 0, dCc * vector + i), ValueRange{group});
+            Value cc = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, dCc * vector + i),
+                                                     ValueRange{group});
             emitWeightLoop(cc, r, s, [&](Value) -> Value { return words[i]; });
           }
         });
       });
     });
   }
-  if (chunkChannels > vectorChannels)
   loopOver(chunkChannels - vectorChannels, [&](Value tailCc) {
-    Value cc = vectorChannels ? affine::AffineApplyOp::create(
-                                    b, loc, AffineMap::get(1, 0, dCc + vectorChannels),
-                                    ValueRange{tailCc})
-                                    .getResult()
-                              : tailCc;
+    Value cc = vectorChannels
+                   ? affine::AffineApplyOp::create(
+                         b, loc, AffineMap::get(1, 0, dCc + vectorChannels), ValueRange{tailCc})
+                         .getResult()
+                   : tailCc;
     loopOver(shape.r, [&](Value r) {
       if (adjacent) {
         // The thread's outputs are adjacent: load the window of row (cc, r) once, then

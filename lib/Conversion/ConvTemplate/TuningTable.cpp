@@ -77,8 +77,8 @@ Tiling spconv::fillFromTuned(Tiling requested, const Tiling &tuned) {
   for (int64_t Tiling::*field :
        {&Tiling::blockK, &Tiling::outputsPerThread, &Tiling::tileP, &Tiling::threadsQ,
         &Tiling::chunkC, &Tiling::splitC, &Tiling::chunkLoop, &Tiling::imagesPerBlock,
-        &Tiling::blockOrder, &Tiling::asyncStaging, &Tiling::columnOrder,
-        &Tiling::directInputs, &Tiling::channelVector})
+        &Tiling::blockOrder, &Tiling::asyncStaging, &Tiling::columnOrder, &Tiling::directInputs,
+        &Tiling::channelVector})
     if (requested.*field == 0)
       requested.*field = tuned.*field;
   return requested;

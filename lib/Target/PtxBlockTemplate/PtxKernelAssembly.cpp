@@ -193,10 +193,12 @@ static std::string workSlotDeclaration(StringRef name, StringRef linkage) {
       .str();
 }
 
-/// A shared declaration of the template with at least 16-byte alignment. NVPTX emits 8-byte
-/// vector loads (`ld.shared.v2`) from a tile it declares `.align 4`: that holds while the
-/// tile is the kernel's only shared variable, at offset 0, but the work slot may be placed
-/// before it (a strided ResNet-50 conv faulted with a misaligned address so).
+/// A shared declaration of the template with at least 16-byte alignment. The tile is read
+/// with 8- and 16-byte vector loads (`ld.shared.v2/.v4`); templates declare it `.align 16`
+/// (the workgroup attribution's llvm.align), but cached templates from before declared
+/// `.align 4`, which held while the tile was the kernel's only shared variable, at offset 0,
+/// and not once the work slot was placed before it (a strided ResNet-50 conv faulted with a
+/// misaligned address so).
 static std::string alignedForVectors(StringRef decl) {
   size_t at = decl.find(".align ");
   if (at == StringRef::npos)
