@@ -14,7 +14,10 @@
 # after its timed launches, which must each find the queues reset), staging by cp.async
 # (async-*: --async-staging=2, with padding, groups past K, packed images past the batch,
 # split groups, chunk loops (double-buffered: async-loop-*), pieces; images4-loop takes it
-# from the heuristic), adjacent output columns (adj-*: --column-order=2 with 2-4 outputs per
+# from the heuristic), channel vectors (cv2-*, cv4-*, *-cv2-*: --channel-vector, odd chunks,
+# strides, groups past K, splits, packed images past the batch in a double-buffered cp.async
+# loop, SM affinity, pieces, both folds, f16 image pairs and bf16 rows), adjacent output
+# columns (adj-*: --column-order=2 with 2-4 outputs per
 # thread, strides, dilation, groups, splits, packed images, pieces, both folds), direct inputs
 # (dir-*: --direct-inputs=2 on 1x1 filters, with padding, strides, groups past K, splits,
 # packed images past the batch, pieces, SM affinity, both folds), folded in PTX
@@ -48,7 +51,7 @@
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-[ $# -eq 2 ] || { sed -n '2,38p' "$0"; exit 2; }
+[ $# -eq 2 ] || { sed -n '2,50p' "$0"; exit 2; }
 mode="$1"; out="$2"
 
 # name|spconv-gen-conv shape flags[|spconv-translate flags] (the shapes of the CPU lit
@@ -197,6 +200,16 @@ shapes=(
   "bf16-imgpairs-async-loop-affine|--shape 8,64,14,14,72,3,3 --pad 1,1,1,1 --dtype bf16 --layout image_pairs|--sm-affinity=2 --block-k=8 --chunk-c=8 --chunk-loop=2 --async-staging=2"
   "f16-imgpairs-async-pieces|--shape 4,48,9,12,13,3,3 --pad 1,1,1,1 --dtype f16 --layout image_pairs|--block-k=3 --code-budget=150 --async-staging=2"
   "f16-adjpair-async-staged-loop|--shape 2,48,6,14,20,1,1 --bias --dtype f16|--direct-inputs=1 --chunk-c=8 --chunk-loop=2 --block-k=8 --async-staging=2"
+  "cv2-odd-chunk|--shape 1,20,10,12,8,3,3 --pad 1,1,1,1|--channel-vector=2 --chunk-c=7"
+  "cv4-loop-images-partial|--shape 5,20,7,7,24,3,3 --pad 1,1,1,1 --bias|--images-per-block=2 --block-k=8 --chunk-c=6 --chunk-loop=2 --async-staging=2 --channel-vector=4"
+  "cv4-split|--shape 1,64,14,14,24,3,3 --pad 1,1,1,1 --bias --relu|--block-k=8 --split-c=2 --channel-vector=4"
+  "cv2-s2|--shape 2,18,15,14,7,3,3 --stride 2,2 --pad 1,1,1,1|--channel-vector=2 --chunk-c=5"
+  "cv2-groups-partial|--shape 1,24,9,9,48,3,3 --groups 6 --pad 1,1,1,1|--block-k=32 --channel-vector=2"
+  "cv2-sm-affine|--shape 3,24,10,12,20,3,3 --pad 1,1,1,1 --bias --relu|--sm-affinity=2 --block-k=8 --channel-vector=2"
+  "cv4-pieces|--shape 2,8,9,11,13,3,3 --pad 1,1,1,1|--block-k=3 --code-budget=150 --share-staging=false --channel-vector=4"
+  "cv2-llvm|--shape 1,40,14,14,44,3,3 --pad 1,1,1,1 --bias --relu|--block-k=8 --fold-at=llvm --channel-vector=2"
+  "f16-imgpairs-cv2-async-loop-images-partial|--shape 10,18,7,7,24,3,3 --pad 1,1,1,1 --bias --dtype f16 --layout image_pairs|--images-per-block=2 --block-k=8 --chunk-c=5 --chunk-loop=2 --async-staging=2 --channel-vector=2"
+  "bf16-cv4-rows|--shape 1,20,9,10,16,3,3 --pad 1,1,1,1 --dtype bf16 --pairing rows|--chunk-c=7 --channel-vector=4"
 )
 sparsities=(0 0.5 0.9 1.0)
 # name|make_fake_half_case.py flags|the status spconv-bench must give (ok or failed)
@@ -348,5 +361,5 @@ PY
 case "$mode" in
   compile) compile ;;
   run) run ;;
-  *) sed -n '2,38p' "$0"; exit 2 ;;
+  *) sed -n '2,50p' "$0"; exit 2 ;;
 esac
