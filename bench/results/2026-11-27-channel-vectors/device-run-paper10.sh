@@ -12,8 +12,8 @@ mkdir -p .devbin && xz -dc .devbinx/spconv-bench.xz > .devbin/spconv-bench &&
 export SPCONV_BENCH=$PWD/.devbin/spconv-bench
 R=$OUT/paper10; mkdir -p $R
 nvidia-smi --query-gpu=name,driver_version,serial --format=csv > $R/device.txt
-d=f16ip48
-SPCONV_COMMIT=06aea10 bash bench/run_device.sh .cases/$d $R/$d > $R/$d.log 2>&1
+d=${SPCONV_PAPER10_CASES:-f16ip48}
+SPCONV_COMMIT=${SPCONV_PAPER10_COMMIT:-06aea10} bash bench/run_device.sh .cases/$d $R/$d > $R/$d.log 2>&1
 PYTHONUNBUFFERED=1 timeout 150 python3 bench/torch_baseline.py $R/$d/suite.json --modes fp16 \
   --out $R/$d/torch-fp16.json > $R/$d-torch16.log 2>&1
 python3 bench/results/2026-11-26-half-tuned3/summarize.py $R/$d > $R/$d/summary.md 2>&1
