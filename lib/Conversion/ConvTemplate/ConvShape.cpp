@@ -213,8 +213,7 @@ KernelGeometry::KernelGeometry(const ConvShape &sh, const Tiling &t) {
   sharedFloats = t.readsInputsDirectly() ? 0 : t.chunkC * inTileH * inTileW;
   // Channel vectors: every tile (of a group, an image, a buffer) starts at a multiple of the
   // vector, so a vector load is aligned wherever the tile is.
-  if (t.channelVector > 1)
-    sharedFloats = ceilDiv(sharedFloats, t.channelVector) * t.channelVector;
+  sharedFloats = ceilDiv(sharedFloats, t.channelsPerLoad()) * t.channelsPerLoad();
   splitC = std::max<int64_t>(1, t.splitC);
   imagesPerBlock = std::max<int64_t>(1, t.imagesPerBlock);
   // The groups' partial sums travel through the tiles at the end.

@@ -274,7 +274,7 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
   // has that many in flight (docs/tuning-log.md, "Staging").
   int64_t batch = std::min(geom.stageBatch, chunkChannels);
   // Channel vectors: the chunk's first vectorChannels channels lie in groups of `vector`.
-  int64_t vector = tiling.channelVector > 1 ? tiling.channelVector : 1;
+  int64_t vector = tiling.channelsPerLoad();
   int64_t vectorChannels = chunkChannels / vector * vector;
   // Top-left input coordinate of the tile (may be negative inside the padding).
   Value y0 = arith::SubIOp::create(
@@ -320,10 +320,12 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
       dstVector = arith::AddIOp::create(b, loc, dstBase,
                                         arith::MulIOp::create(b, loc, pos, cst(b, loc, vector)));
     auto tileIndex = [&](Value cc) -> Value {
-      Value plain =
-          arith::AddIOp::create(b, loc, dst, arith::MulIOp::create(b, loc, cc, cst(b, loc, plane)));
+      auto plain = [&]() -> Value {
+        return arith::AddIOp::create(b, loc, dst,
+                                     arith::MulIOp::create(b, loc, cc, cst(b, loc, plane)));
+      };
       if (vector == 1)
-        return plain;
+        return plain();
       Value lane = arith::RemUIOp::create(b, loc, cc, cst(b, loc, vector));
       Value first = arith::SubIOp::create(b, loc, cc, lane);
       Value grouped =
@@ -333,7 +335,7 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
         return grouped;
       Value inGroup =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, cc, cst(b, loc, vectorChannels));
-      return arith::SelectOp::create(b, loc, inGroup, grouped, plain);
+      return arith::SelectOp::create(b, loc, inGroup, grouped, plain());
     };
     // Half precision: a tile word holds the element the word shape stages (lo) and its pair
     // (hi).
@@ -497,7 +499,9 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
   Value base;
   // Channel vectors (Tiling::channelVector): the thread's first word of the chunk's
   // interleaved channel groups.
-  int64_t vector = tiling.channelVector > 1 && !direct && opt == 1 ? tiling.channelVector : 1;
+  int64_t vector = tiling.channelsPerLoad();
+  assert((vector == 1 || (!direct && opt == 1)) &&
+         "chooseTiling keeps channel vectors to staged inputs with one output a thread");
   Value vectorBase;
   if (!direct) {
     base = emitThreadBase(b, loc, tid);

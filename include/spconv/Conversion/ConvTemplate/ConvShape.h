@@ -167,6 +167,8 @@ struct Tiling {
   bool adjacentColumns() const { return columnOrder == 2 && outputsPerThread > 1; }
   bool readsInputsDirectly() const { return directInputs == 2; }
   bool channelBlockMajor() const { return blockOrder == 2; }
+  /// Input channels one shared load reads (channelVector, 1 where unset).
+  int64_t channelsPerLoad() const { return channelVector > 1 ? channelVector : 1; }
   std::string str() const;
 };
 
