@@ -20,6 +20,7 @@ python3 bench/results/2026-11-26-half-tuned3/summarize.py $R/$d > $R/$d/summary.
 tail -2 $R/$d.log; tail -4 $R/$d/summary.md
 export SPCONV_BENCH_ARGS="--no-cusparse"
 for b in vgg-b64-f16ip-new vgg-b64-f16ip-t48; do
+  [ -d .net/carry/$b ] || { echo "$b: not carried, skipped"; continue; }
   B=/tmp/$b; rm -rf $B; cp -r .net/carry/$b $B
   [ -f $B/net.cubin.xz ] && xz -d $B/net.cubin.xz
   [ $b = vgg-b64-f16ip-t48 ] && export SPCONV_TORCH_BASELINE=0   # PyTorch timed once
