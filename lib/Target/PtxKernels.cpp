@@ -318,8 +318,6 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
       }
     }
     Tiling requested = convOptions.tiling;
-    if (std::string why = ignoredAsyncStagingRequest(shape, requested); !why.empty())
-      op.emitWarning(why);
     std::string name = "spconv_conv2d_" + std::to_string(index++);
     // Retried with a smaller block-k while one channel block's code exceeds the block code
     // budget and block-k is the heuristic's to choose.
@@ -501,6 +499,9 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
       op->setAttr("spconv.kernel_pieces", b.getI64IntegerAttr(pieces));
       if (!tunedBy.empty())
         op->setAttr("spconv.tuned_by", b.getStringAttr(tunedBy));
+      // Against what was asked (flags, or a table entry's fields), not the retries' requests.
+      for (const std::string &why : unhonouredTilingRequests(shape, convOptions.tiling, tiling))
+        op.emitWarning(why);
       break;
     }
   }

@@ -104,9 +104,9 @@ struct SpconvCompileKernelsPass
       if (failed(checkLowerable(op)))
         return signalPassFailure();
       ConvShape shape = ConvShape::fromOp(op);
-      if (std::string why = ignoredAsyncStagingRequest(shape, requested); !why.empty())
-        op.emitWarning(why);
       Tiling tiling = chooseTiling(shape, requested, gpu);
+      for (const std::string &why : unhonouredTilingRequests(shape, requested, tiling))
+        op.emitWarning(why);
       std::string key = templateKey("nvvm", shape, tiling, chip);
 
       std::string stale;

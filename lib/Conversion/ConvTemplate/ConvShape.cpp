@@ -446,12 +446,33 @@ std::string spconv::invalidMinBlocksRequest(const Tiling &tiling, int64_t reques
   return "";
 }
 
-std::string spconv::ignoredAsyncStagingRequest(const ConvShape &sh, const Tiling &requested) {
-  if (requested.asyncStaging != 2 || !sh.gathersPairs())
-    return "";
-  return "async-staging=2 does not apply to this conv: its half-precision words are gathered "
-         "from NCHW tensors (two 16-bit loads and a pack), which cp.async cannot copy, so it "
-         "stages through registers; the image-pair layout and adjacent pairs copy whole words";
+std::vector<std::string> spconv::unhonouredTilingRequests(const ConvShape &sh,
+                                                          const Tiling &requested,
+                                                          const Tiling &chosen) {
+  std::vector<std::string> why;
+  if (requested.asyncStaging == 2 && sh.gathersPairs())
+    why.push_back("async-staging=2 does not apply to this conv: its half-precision words are "
+                  "gathered from NCHW tensors (two 16-bit loads and a pack), which cp.async "
+                  "cannot copy, so it stages through registers; the image-pair layout and "
+                  "adjacent pairs copy whole words");
+  KernelGeometry g(sh, chosen);
+  if (requested.chunkC > 0 && chosen.chunkC < std::min(requested.chunkC, g.windowC))
+    why.push_back("chunk-c=" + std::to_string(requested.chunkC) + " is lowered to " +
+                  std::to_string(chosen.chunkC) + " for this conv: a block stages " +
+                  std::to_string(g.splitC * g.imagesPerBlock * g.stagingBuffers) +
+                  " tile(s) of " + std::to_string(g.inTileH) + " x " +
+                  std::to_string(g.inTileW) + " positions (4 bytes a channel), which must " +
+                  "fit the " + std::to_string(kMaxSharedBytes) +
+                  " bytes of shared memory a block may have; fewer threads, rows or images "
+                  "a block leave room for more channels");
+  if (requested.channelVector > 1 && chosen.channelVector == 1)
+    why.push_back("channel-vector=" + std::to_string(requested.channelVector) +
+                  " does not apply to this conv: " +
+                  (chosen.readsInputsDirectly()
+                       ? "its threads read their inputs from global memory (direct inputs)"
+                       : "a thread computes several outputs, with a load per output") +
+                  ", so it loads one channel at a time");
+  return why;
 }
 
 std::string spconv::invalidNumSMsRequest(int64_t requested) {

@@ -358,9 +358,9 @@ LogicalResult spconv::lowerConvsToGPU(ModuleOp module, const Tiling &requested,
     if (failed(checkLowerable(op)))
       return failure();
     ConvShape shape = ConvShape::fromOp(op);
-    if (std::string why = ignoredAsyncStagingRequest(shape, requested); !why.empty())
-      op.emitWarning(why);
     Tiling tiling = chooseTiling(shape, requested, gpu);
+    for (const std::string &why : unhonouredTilingRequests(shape, requested, tiling))
+      op.emitWarning(why);
     std::string name = nextKernelName(symbols, nextIndex);
     gpu::GPUFuncOp func = unroll ? emitGPUKernel(shape, tiling, gpuModule, name, op.getLoc())
                                  : emitAffineGPUKernel(shape, tiling, gpuModule, name, op.getLoc());

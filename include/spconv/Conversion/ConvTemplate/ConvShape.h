@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace spconv {
 class Conv2DOp;
@@ -327,11 +328,17 @@ bool occupancyForCodeHeavyBlocks(const ConvShape &shape, int64_t blockInstructio
 /// Why `requested` is no sm-affinity request (empty when it is one: 0, 1 or 2).
 std::string invalidSmAffinityRequest(int64_t requested);
 
-/// Why an explicit --async-staging=2 (Tiling::asyncStaging 2) is not honoured for this conv,
-/// or "" where it is (or was not asked for): half precision copies whole words only, and a
-/// word gathered from NCHW tensors (two 16-bit loads and a pack) stages through registers.
-/// The GPU drivers warn with it at the conv; the tiling they build says what they did.
-std::string ignoredAsyncStagingRequest(const ConvShape &sh, const Tiling &requested);
+/// Why explicit requests in `requested` were not honoured by `chosen` (chooseTiling's answer
+/// to them), one sentence each, empty where every request was; the GPU drivers warn with them
+/// at the conv, and the sidecar's tiling says what was built. Reported:
+///  - --async-staging=2 on half-precision words gathered from NCHW tensors (two 16-bit loads
+///    and a pack, which cp.async cannot copy: they stage through registers);
+///  - --chunk-c lowered so that the block's staged tiles fit its shared memory (a channel
+///    count past the conv's input channels is no request to lower: it means "all of them");
+///  - --channel-vector on a conv whose threads load no staged channel groups (direct inputs,
+///    several outputs a thread).
+std::vector<std::string> unhonouredTilingRequests(const ConvShape &sh, const Tiling &requested,
+                                                  const Tiling &chosen);
 /// Why `tiling` leaves no room for SM affinity's shared work slot (empty when it does).
 std::string noRoomForWorkSlot(const ConvShape &shape, const Tiling &tiling);
 
