@@ -333,8 +333,9 @@ std::string invalidSmAffinityRequest(int64_t requested);
 /// at the conv, and the sidecar's tiling says what was built. Reported:
 ///  - --async-staging=2 on half-precision words gathered from NCHW tensors (two 16-bit loads
 ///    and a pack, which cp.async cannot copy: they stage through registers);
-///  - --chunk-c lowered so that the block's staged tiles fit its shared memory (a channel
-///    count past the conv's input channels is no request to lower: it means "all of them");
+///  - --chunk-c lowered so that the block's staged tiles fit its shared memory (a count past
+///    the conv's input channels asks for all of them, and is reported only where they do
+///    not fit);
 ///  - --channel-vector on a conv whose threads load no staged channel groups (direct inputs,
 ///    several outputs a thread).
 std::vector<std::string> unhonouredTilingRequests(const ConvShape &sh, const Tiling &requested,
