@@ -243,6 +243,42 @@ static int64_t alignToGroups(const ConvShape &sh, int64_t blockK) {
   return blockK;
 }
 
+static int64_t gridBlocks(const ConvShape &sh, const Tiling &t) {
+  KernelGeometry g(sh, t);
+  return g.grid[0] * g.grid[1] * g.grid[2];
+}
+
+std::string spconv::splitInfeasibility(const ConvShape &sh, const Tiling &t, int64_t groups) {
+  if (groups <= 1)
+    return "";
+  int64_t threads = t.threads();
+  if (threads % 32 != 0)
+    return "a group's " + std::to_string(threads) + " threads (" + std::to_string(t.threadsQ) +
+           " x " + std::to_string(t.tileP) +
+           ") are not whole warps, which its barrier counts";
+  if (threads * groups > 512)
+    return std::to_string(groups) + " groups of " + std::to_string(threads) +
+           " threads exceed the 512 threads a block may have for 128 registers a thread";
+  KernelGeometry g(sh, t);
+  int64_t perChannel = g.inTileH * g.inTileW * 4;
+  Tiling split = t;
+  split.chunkC = std::min(t.chunkC, std::max<int64_t>(1, kMaxSharedBytes / groups / perChannel));
+  split.splitC = groups;
+  KernelGeometry gs(sh, split);
+  if (gs.numChunks < groups)
+    return "its " + std::to_string(gs.windowC) + " channels make " +
+           std::to_string(gs.numChunks) + " chunk(s) of " + std::to_string(split.chunkC) +
+           " (each group's tile of " + std::to_string(g.inTileH) + " x " +
+           std::to_string(g.inTileW) + " positions gets 1/" + std::to_string(groups) +
+           " of the " + std::to_string(kMaxSharedBytes) +
+           " bytes of shared memory), fewer than the groups";
+  if (gs.blockSharedFloats * 4 > kMaxSharedBytes)
+    return "the groups' tiles take " + std::to_string(gs.blockSharedFloats * 4) +
+           " bytes, past the " + std::to_string(kMaxSharedBytes) +
+           " bytes of shared memory a block may have";
+  return "";
+}
+
 /// Splits a block's chunks over warp groups when the grid is small (docs/design.md, "Split
 /// chunks"): with fewer blocks than two waves of SMs, each SM has one or two blocks of a few
 /// warps, and every warp waits on its staging loads chunk after chunk with nothing else to
@@ -250,29 +286,10 @@ static int64_t alignToGroups(const ConvShape &sh, int64_t blockK) {
 /// threads in warps) and at least one chunk; a block stays within 512 threads so that 128
 /// registers per thread still fit; each group's tile gets kMaxSharedBytes / groups, so the
 /// heuristic's chunk shrinks to fit. An explicit split is kept when it can work, else 1.
-
-static int64_t gridBlocks(const ConvShape &sh, const Tiling &t) {
-  KernelGeometry g(sh, t);
-  return g.grid[0] * g.grid[1] * g.grid[2];
-}
-
 void spconv::chooseSplit(const ConvShape &sh, Tiling &t, const TargetGPU &gpu) {
   const int64_t kSplitBlocks = gpu.twoWaves();
   bool requested = t.splitC > 0;
-  auto feasible = [&](int64_t groups) {
-    if (groups == 1)
-      return true;
-    if (t.threads() % 32 != 0 || t.threads() * groups > 512)
-      return false;
-    KernelGeometry g(sh, t);
-    int64_t perChannel = g.inTileH * g.inTileW * 4;
-    int64_t chunk = std::min(t.chunkC, std::max<int64_t>(1, kMaxSharedBytes / groups / perChannel));
-    Tiling split = t;
-    split.chunkC = chunk;
-    split.splitC = groups;
-    KernelGeometry gs(sh, split);
-    return gs.numChunks >= groups && gs.blockSharedFloats * 4 <= kMaxSharedBytes;
-  };
+  auto feasible = [&](int64_t groups) { return splitInfeasibility(sh, t, groups).empty(); };
   if (!requested) {
     int64_t blocks = gridBlocks(sh, t);
     t.splitC = 1;
@@ -465,6 +482,17 @@ std::vector<std::string> spconv::unhonouredTilingRequests(const ConvShape &sh,
                   "fit the " + std::to_string(kMaxSharedBytes) +
                   " bytes of shared memory a block may have; fewer threads, rows or images "
                   "a block leave room for more channels");
+  if (requested.splitC > 1 && chosen.splitC != requested.splitC) {
+    Tiling unsplit = chosen;
+    unsplit.splitC = 1;
+    std::string reason = splitInfeasibility(sh, unsplit, requested.splitC);
+    why.push_back("split-c=" + std::to_string(requested.splitC) +
+                  " does not apply to this conv: " +
+                  (reason.empty() ? std::string("the rest of its tiling leaves no room for it")
+                                  : reason) +
+                  ", so a block runs " + std::to_string(chosen.splitC) +
+                  " group(s) of its chunks");
+  }
   if (requested.channelVector > 1 && chosen.channelVector == 1)
     why.push_back("channel-vector=" + std::to_string(requested.channelVector) +
                   " does not apply to this conv: " +

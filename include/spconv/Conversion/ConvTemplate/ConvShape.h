@@ -337,11 +337,17 @@ std::string invalidSmAffinityRequest(int64_t requested);
 ///    the conv's input channels asks for all of them, and is reported only where they do
 ///    not fit);
 ///  - --channel-vector on a conv whose threads load no staged channel groups (direct inputs,
-///    several outputs a thread).
+///    several outputs a thread);
+///  - --split-c where the groups cannot work (splitInfeasibility), the block then unsplit.
 std::vector<std::string> unhonouredTilingRequests(const ConvShape &sh, const Tiling &requested,
                                                   const Tiling &chosen);
 /// Why `tiling` leaves no room for SM affinity's shared work slot (empty when it does).
 std::string noRoomForWorkSlot(const ConvShape &shape, const Tiling &tiling);
+
+/// Why `tiling` cannot split its chunks over `groups` warp groups, empty where it can: each
+/// group needs whole warps and at least one chunk, the block at most 512 threads, and the
+/// groups' tiles must fit the block's shared memory (docs/design.md, "Split chunks").
+std::string splitInfeasibility(const ConvShape &shape, const Tiling &tiling, int64_t groups);
 
 /// Sets `tiling.splitC` (kept when given and workable, else chosen for `gpu`) and shrinks
 /// chunkC so that every group's tile fits; part of chooseTiling.
