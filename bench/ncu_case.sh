@@ -4,7 +4,9 @@
 # Profiles one compiled case on the GPU machine with Nsight Compute: the first launch of its
 # spconv kernel, clocks left alone (--clock-control none), the metrics docs/tuning-log.md
 # reports (time, grid, registers, active warps, issue rate, stall reasons per issued
-# instruction, issued warp instructions, FFMA thread instructions, DRAM throughput).
+# instruction, issued warp instructions, FFMA thread instructions, DRAM throughput, and the
+# shared loads: instructions, wavefronts and bank conflicts, whose ratio says whether a
+# kernel's shared-memory time is its bytes or its conflicts).
 # CASE_DIR holds kernels.json, kernels.cubin, weights.bin [and bias.bin], as written by
 #   spconv-translate --spconv-compile CONV.mlir --artifact-prefix=CASE_DIR/kernels -o CASE_DIR/kernels.json
 # (spconv-gen-conv writes weights.bin and bias.bin). The kernel is checked against cuDNN FP32
@@ -26,6 +28,9 @@ metrics=(
   smsp__average_warps_issue_stalled_wait_per_issue_active.ratio
   smsp__average_warps_issue_stalled_branch_resolving_per_issue_active.ratio
   dram__throughput.avg.pct_of_peak_sustained_elapsed
+  smsp__inst_executed_op_shared_ld.sum l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
+  l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
+  l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
 )
 args=(--launch "$dir/kernels.json" --module "$dir/kernels.cubin" --weights "$dir/weights.bin"
       --no-graph --iters 1 --no-cusparse --no-tf32)
