@@ -13,7 +13,7 @@
 # by spconv-bench in the same run. spconv-bench from $SPCONV_BENCH, else build/bin.
 set -eu
 here="$(cd "$(dirname "$0")" && pwd)"
-[ $# -ge 2 ] || { sed -n '2,11p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,13p' "$0"; exit 2; }
 dir="$1"; out="$2"; shift 2
 bench="${SPCONV_BENCH:-$here/../build/bin/spconv-bench}"
 metrics=(
