@@ -36,6 +36,12 @@ void im2col(const float *x, float *cols, const Im2colShape &sh, cudaStream_t s);
 void padInput(const float *x, float *xp, int64_t NC, int H, int W, int Hp, int Wp, int top,
               int left, cudaStream_t s);
 
+// Reads n16 16-byte words of buf through L2 (ld.global.cg) and writes *sink only on a sum
+// that no buffer of spconv-bench's holds: a pass over a buffer several times the L2 leaves
+// the L2 holding it and none of what a contender read before, its code included
+// (--cold-l2).
+void readThroughL2(const int4 *buf, int64_t n16, int *sink, cudaStream_t s);
+
 struct CompareResult {
   double maxAbsDiff = 0;   // max |a - ref|
   double maxAbsRef = 0;    // max |ref|

@@ -33,6 +33,9 @@ Options:
   --seed N             seed of the random normal input (default 20261122)
   --tolerance T        max relative error allowed vs cuDNN FP32 (default 1e-4)
   --no-graph           time plain stream launches instead of CUDA graph replays
+  --cold-l2            also time every contender with the L2 emptied of it before each run
+                       (a read of 4x the L2 size, timed alone and subtracted):
+                       time_ms_cold_l2, as a layer runs inside a whole network
   --no-cusparse        skip the cuSPARSE contender
   --no-tf32            skip the cuDNN TF32 contender
   --no-half-baselines  half kernels: skip the cuDNN FP16/BF16 contenders
@@ -101,6 +104,7 @@ Options parseOptions(int argc, char **argv, bool &help) {
     else if (a == "--seed") o.seed = static_cast<uint64_t>(number(value()));
     else if (a == "--tolerance") o.tolerance = number(value());
     else if (a == "--no-graph") o.graph = false;
+    else if (a == "--cold-l2") o.coldL2 = true;
     else if (a == "--no-cusparse") o.skipCusparse = true;
     else if (a == "--no-tf32") o.skipTf32 = true;
     else if (a == "--no-half-baselines") o.skipHalfBaselines = true;

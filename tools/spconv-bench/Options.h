@@ -17,6 +17,7 @@ struct Options {
   double tolerance = 1e-4;
   double targetBatchMs = 20;
   bool graph = true;
+  bool coldL2 = false;
   bool skipCusparse = false;
   bool skipTf32 = false;
   bool skipHalfBaselines = false;

@@ -6,6 +6,14 @@
 // contender alike; otherwise they are plain stream launches. The reported time is the
 // median over batches of (batch time / runs per batch).
 //
+// With a cold-L2 pass (--cold-l2), each contender is timed a second way: every run is
+// preceded by a read of a buffer several times the L2 (readThroughL2), so the run finds
+// neither its code nor its data in L2, as a layer of a whole network does when the layers
+// between two of its runs stream more than the L2 holds. The runs and the reads are timed
+// together, the reads alone, and the difference is the cold time of a run. A sparse kernel's
+// code is large (16 bytes per nonzero weight per channel block), a library's small, so the
+// two timings differ most for the sparse kernels.
+//
 //===----------------------------------------------------------------------===//
 #ifndef SPCONV_BENCH_TIMING_H
 #define SPCONV_BENCH_TIMING_H
@@ -25,6 +33,8 @@ struct TimingOptions {
   int64_t iters = 0;         // runs per batch; 0 = enough for targetBatchMs
   double targetBatchMs = 20; // each batch lasts at least this long
   bool useGraph = true;
+  // Bytes read through L2 before each run of the cold pass; 0 = no cold pass.
+  int64_t coldL2Bytes = 0;
 };
 
 struct Timing {
@@ -33,6 +43,8 @@ struct Timing {
   std::vector<double> batchMs;    // per run, each batch
   int64_t itersPerBatch = 0;
   std::string method;             // "graph" | "stream"
+  // The cold pass (coldL2Bytes > 0; else negative): median per run, and of the L2 read alone.
+  double coldMedianMs = -1, coldReadMs = -1;
 };
 
 Timing timeRuns(const std::function<void(cudaStream_t)> &run, cudaStream_t s,
