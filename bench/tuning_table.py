@@ -3,6 +3,7 @@
 
 usage: bench/tuning_table.py RESULT.json [RESULT.json ...] -o TABLE.json
            [--merge OLD.json] [--margin 0.03] [--nnz-tolerance 0.1] [--commit C] [--sms N]
+           [--objective warm|cold_l2]
 
 RESULT.json: what `bench/variants.sh run OUTDIR RESULT.json` writes on the GPU machine
 (every case's spconv-bench JSON per repetition). Cases are grouped by the conv they compile
@@ -21,6 +22,12 @@ case or a new entry here has its conv and pairing, and where a new choose_pairin
 its conv (whatever the pairing: the new one decides that conv's pairing); but where the
 group's base ran the old entry's own tiling (the cases were compiled with OLD.json) and no new
 entry replaces it, the old entry stays: it is what was measured best.
+
+--objective chooses which time decides: warm (the default: spconv-bench's time_ms, replays
+that find the kernel's code and data in L2) or cold_l2 (time_ms_cold_l2, from `spconv-bench
+--cold-l2`: the L2 emptied before each run, as a layer runs inside a whole network; docs/
+benchmarks.md, "Warm and cold"). A cold table says "objective": "cold_l2", and its entries'
+sources say "cold L2"; --merge refuses a table chosen by the other objective.
 
 The table's "sms" is the device's SM count: what spconv-bench recorded (its device "sms"),
 else --sms, else OLD.json's; spconv-translate's heuristic tiles the convs without an entry for
@@ -66,7 +73,11 @@ def passed(r):
     return r.get("status") == "ok" and "contenders" in r
 
 
-def load_cases(paths):
+TIME_FIELD = {"warm": "time_ms", "cold_l2": "time_ms_cold_l2"}
+
+
+def load_cases(paths, objective="warm"):
+    field = TIME_FIELD[objective]
     cases = {}
     for path in paths:
         for name, runs in json.load(open(path)).items():
@@ -74,7 +85,11 @@ def load_cases(paths):
             if not all(passed(r) for r in reps):
                 print("skipped %s: a repetition did not pass its check" % name, file=sys.stderr)
                 continue
-            ms = statistics.median(r["contenders"]["spconv"]["time_ms"] for r in reps)
+            if not all(field in r["contenders"]["spconv"] for r in reps):
+                print("skipped %s: no %s (spconv-bench --cold-l2 records it)" % (name, field),
+                      file=sys.stderr)
+                continue
+            ms = statistics.median(r["contenders"]["spconv"][field] for r in reps)
             cases[name] = {"ms": ms, "result": reps[0], "file": path}
     return cases
 
@@ -90,9 +105,13 @@ def main():
                     "(default: the results' own, where spconv-bench recorded one)")
     ap.add_argument("--sms", type=int, help="the device's SM count, where the results do not "
                     "record it (spconv-bench before it did)")
+    ap.add_argument("--objective", choices=sorted(TIME_FIELD), default="warm",
+                    help="which time decides: warm replays (default) or from a cold L2")
     args = ap.parse_args()
+    # The objective's word in the report and the entries' sources.
+    cold = " cold L2" if args.objective == "cold_l2" else ""
 
-    cases = load_cases(args.results)
+    cases = load_cases(args.results, args.objective)
     devices = {c["result"]["device"]["name"] for c in cases.values()}
     if len(devices) != 1:
         sys.exit("tuning_table.py: the results come from %d devices (%s); one table is for one"
@@ -120,8 +139,8 @@ def main():
         base_ms = cases[base[0]]["ms"]
         gain = base_ms / b["ms"]
         if best == base[0] or b["ms"] > base_ms * (1 - args.margin):
-            print("%-24s heuristic %.4f ms kept (best other: %s)" % (
-                base[0], base_ms, min((n for n in names if n != base[0]),
+            print("%-24s heuristic %.4f ms%s kept (best other: %s)" % (
+                base[0], base_ms, cold, min((n for n in names if n != base[0]),
                                       key=lambda n: cases[n]["ms"], default="-")))
             continue
         r = b["result"]
@@ -142,13 +161,13 @@ def main():
         entry.update({
             "nnz": [int(nnz * (1 - tol)), int(nnz * (1 + tol)) + 1],
             "tiling": r["tiling"],
-            "source": "%s (%s): %.4f ms, heuristic %.4f ms (%s), %s, commit %s" % (
-                best, b["file"], b["ms"], base_ms, base[0], device,
+            "source": "%s (%s): %.4f ms%s, heuristic %.4f ms%s (%s), %s, commit %s" % (
+                best, b["file"], b["ms"], cold, base_ms, cold, base[0], device,
                 args.commit or r.get("commit", "?")),
         })
         entries.append(entry)
-        print("%-24s heuristic %.4f ms -> %s %.4f ms (%.2fx)%s" % (
-            base[0], base_ms, best, b["ms"], gain,
+        print("%-24s heuristic %.4f ms%s -> %s %.4f ms (%.2fx)%s" % (
+            base[0], base_ms, cold, best, b["ms"], gain,
             ", pairing %s for %s (choose_pairing)" % (pairing, base_pairing)
             if pairing != base_pairing else ""))
 
@@ -157,6 +176,9 @@ def main():
         if old.get("device") != device:
             sys.exit("tuning_table.py: %s is for %s, these results for %s"
                      % (args.merge, old.get("device"), device))
+        if old.get("objective", "warm") != args.objective:
+            sys.exit("tuning_table.py: %s was chosen by %s time, these by %s: one table, one "
+                     "objective" % (args.merge, old.get("objective", "warm"), args.objective))
         if sms and old.get("sms") and old["sms"] != sms:
             sys.exit("tuning_table.py: %s is for %d SMs, these results for %d"
                      % (args.merge, old["sms"], sms))
@@ -191,6 +213,8 @@ def main():
     table = {"format": "spconv-tuning-table", "version": 1, "device": device}
     if sms:
         table["sms"] = sms
+    if args.objective != "warm":
+        table["objective"] = args.objective
     table.update({
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "results": args.results, "margin": args.margin,

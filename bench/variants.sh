@@ -10,7 +10,9 @@
 # case's spconv-bench JSON into RESULT.json, prints one line per case, and profiles the
 # cases named in NCU_CASES (comma-separated) with bench/ncu_case.sh into OUTDIR/ncu-NAME.txt.
 # VARIANTS_REPS: repetitions per case (default 2); VARIANTS_BENCH_ARGS: more spconv-bench
-# flags (a screening sweep: --no-half-baselines, the FP16 baselines being the same per shape).
+# flags (a screening sweep: --no-half-baselines, the FP16 baselines being the same per shape;
+# --cold-l2: each line adds spconv_cold_l2_ms, which bench/tuning_table.py --objective cold_l2
+# chooses by).
 # Cubins and weights are stored xz-compressed (a 3x3 512-channel layer is ~8 MB of cubin and
 # 9 MB of weights, 90% zeros), unpacked by "run".
 set -u
@@ -77,10 +79,13 @@ for name, runs in cases.items():
     ms = [runs[k]["contenders"]["spconv"]["time_ms"] if "contenders" in runs[k] else None
           for k in sorted(runs)]
     r = runs[sorted(runs)[0]]
-    print("%-28s status=%s err=%s tiling=%s block=%s grid=%s regs=%s spconv_ms=%s cudnn_fp32_ms=%s" % (
+    cold = [runs[k]["contenders"]["spconv"].get("time_ms_cold_l2") if "contenders" in runs[k]
+            else None for k in sorted(runs)]
+    print("%-28s status=%s err=%s tiling=%s block=%s grid=%s regs=%s spconv_ms=%s cudnn_fp32_ms=%s%s" % (
         name, r.get("status"), r.get("max_rel_err"), r.get("tiling"), r.get("block"), r.get("grid"),
         r.get("kernel_attributes", {}).get("registers"), ms,
-        r.get("contenders", {}).get("cudnn_fp32", {}).get("time_ms")))
+        r.get("contenders", {}).get("cudnn_fp32", {}).get("time_ms"),
+        " spconv_cold_l2_ms=%s" % cold if any(c is not None for c in cold) else ""))
 json.dump(cases, open(result, "w"), indent=1)
 PY
   exit $status
