@@ -43,8 +43,10 @@ struct Timing {
   std::vector<double> batchMs;    // per run, each batch
   int64_t itersPerBatch = 0;
   std::string method;             // "graph" | "stream"
-  // The cold pass (coldL2Bytes > 0; else negative): median per run, and of the L2 read alone.
-  double coldMedianMs = -1, coldReadMs = -1;
+  // The cold pass (coldL2Bytes > 0): median per run (reads and run, less the reads alone:
+  // a small kernel's may come out near 0 or below, within the reads' noise), and the reads'.
+  bool hasCold = false;
+  double coldMedianMs = 0, coldReadMs = 0;
 };
 
 Timing timeRuns(const std::function<void(cudaStream_t)> &run, cudaStream_t s,

@@ -125,7 +125,7 @@ Value timingJson(const Timing &t, double usefulFlop, double rooflineMs) {
   v.set("method", t.method);
   v.set("useful_tflops", usefulFlop / (t.medianMs * 1e-3) / 1e12);
   v.set("roofline_pct", 100.0 * rooflineMs / t.medianMs);
-  if (t.coldMedianMs >= 0) {
+  if (t.hasCold) {
     v.set("time_ms_cold_l2", t.coldMedianMs);
     v.set("cold_l2_read_ms", t.coldReadMs);
   }
@@ -630,7 +630,7 @@ void runBench(const Options &o, Value &report) {
     }
     report.set("best_cudnn_half", best);
     // --cold-l2: the same comparison with every contender run from a cold L2.
-    if (tOurs.coldMedianMs >= 0) {
+    if (tOurs.hasCold) {
       Value cold;
       cold.set("spconv", tOurs.coldMedianMs);
       Value bestCold;
