@@ -5,13 +5,15 @@
 #   SPCONV_DTYPE=f16 SPCONV_LAYOUT=image_pairs SPCONV_TUNING_TABLE=$PWD/tuning/nvidia-h200.json \
 #     SPCONV_CACHE_DIR=none bench/compile_network.sh resnet50 64 0.9 1 .net/r50-b64-f16ip --jobs=2
 # carried as .net/carry/r50-b64-f16ip (net.json, manifest.json, gen.args, compile.json,
-# net.cubin.xz) with .devbinx. usage (device): bash device-run-r50.sh
+# net.cubin.xz) with .devbinx. usage (device): bash device-run-r50.sh [BUNDLE] (default
+# r50-b64-f16ip; r50-b64-f16nchw: the same without SPCONV_LAYOUT, the NCHW kernels
+# immconv.torch runs)
 set -u
 mkdir -p .devbin && xz -dc .devbinx/spconv-bench.xz > .devbin/spconv-bench &&
   chmod +x .devbin/spconv-bench
 export SPCONV_BENCH=$PWD/.devbin/spconv-bench SPCONV_TORCH_BASELINE=0 \
   SPCONV_BENCH_ARGS="--no-cusparse --no-tf32 --cold-l2 --batches 5"
-d=r50-b64-f16ip R=$OUT/r50-cold
+d=${1:-r50-b64-f16ip} R=$OUT/r50-cold
 mkdir -p $R
 nvidia-smi --query-gpu=name,driver_version,serial --format=csv > $R/device.txt
 cp .devbinx/commit $R/bench-commit.txt
@@ -33,4 +35,4 @@ print("%d layers: spconv %.3f -> %.3f ms (%.2fx), cuDNN FP16 %.3f -> %.3f ms (%.
       "ratio %.2fx -> %.2fx" % (rows, sw, sc, sc / sw, hw, hc, hc / hw, hw / sw, hc / sc))
 PY
 tail -3 $R/$d.log; tail -1 $R/summary.txt
-tar czf $OUT/r50-cold.tgz -C $OUT r50-cold && rm -rf $R
+tar czf $OUT/r50-cold-$d.tgz -C $OUT r50-cold && rm -rf $R
