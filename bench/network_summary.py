@@ -6,7 +6,10 @@ A conv counts as checked only if spconv-bench compared it with cuDNN FP32 and it
 tolerance (a half-precision kernel: within its stated bound against the FP32 reference);
 totals include every conv that has a time (a failed check is reported, not hidden). A half
 network's rows and totals also carry `best_cudnn_half`, the faster of legacy cuDNN in the
-half type NCHW and NHWC (spconv-bench). Usage: network_summary.py OUTDIR
+half type NCHW and NHWC (spconv-bench). Where spconv-bench ran with --cold-l2, rows and
+totals also carry `spconv_cold_l2` and `best_cudnn_half_cold_l2`: the same from a cold L2, as
+the layer runs inside the network (docs/benchmarks.md, "Warm and cold").
+Usage: network_summary.py OUTDIR
 """
 import glob
 import json
@@ -26,6 +29,9 @@ def main():
         c = r.get("contenders", {})
         t = {k: (c.get(k) or {}).get("time_ms") for k in CONTENDERS}
         t["best_cudnn_half"] = (r.get("best_cudnn_half") or {}).get("time_ms")
+        cold = r.get("cold_l2") or {}
+        t["spconv_cold_l2"] = cold.get("spconv")
+        t["best_cudnn_half_cold_l2"] = (cold.get("best_cudnn_half") or {}).get("time_ms")
         check = r.get("errors", {}).get("spconv", {})
         half = r.get("dtype", "f32") != "f32"
         ok = r.get("status") == "ok" and check.get("within_bound" if half else "within_tolerance") is True
@@ -42,7 +48,7 @@ def main():
             row["x_best_half"] = b / t["spconv"] if t["spconv"] and b else 0
         layers.append(row)
     totals = {}
-    for k in CONTENDERS + ("best_cudnn_half",):
+    for k in CONTENDERS + ("best_cudnn_half", "spconv_cold_l2", "best_cudnn_half_cold_l2"):
         vals = [l[k] for l in layers if l[k] is not None]
         totals[k] = sum(vals) if len(vals) == len(layers) and vals else None
     first = json.load(open(sorted(glob.glob(os.path.join(out, "[0-9][0-9]-*.json")))[0])) if layers else {}

@@ -12,7 +12,8 @@
 #   weights/NN-<name>.bin        KCRS float32 weights (regenerated here when absent:
 #                                bench/networks.py is deterministic, see gen.args)
 # spconv-bench from $SPCONV_BENCH, else build/bin/spconv-bench next to this script.
-# Extra spconv-bench flags in $SPCONV_BENCH_ARGS.
+# Extra spconv-bench flags in $SPCONV_BENCH_ARGS (--cold-l2: network.json's totals add the
+# sums from a cold L2, as the convs run inside the network).
 # Where PyTorch with CUDA is importable, every conv is also timed through PyTorch's cuDNN
 # (bench/torch_baseline.py: cuDNN 9's frontend engines, cudnn.benchmark) into
 # OUTDIR/torch-baseline.json: on small grids it is much faster than spconv-bench's legacy
@@ -66,6 +67,9 @@ print("%d convs, %d checked ok; sum ms: spconv %.3f  cudnn_fp32 %s  cudnn_tf32 %
     vs(t["spconv"], t.get("cudnn_tf32")), vs(t["spconv"], t.get("cusparse"))))
 if t.get("best_cudnn_half"):
     print("half precision: legacy cuDNN best half %s" % vs(t["spconv"], t["best_cudnn_half"]))
+if t.get("spconv_cold_l2"):  # spconv-bench --cold-l2 in $SPCONV_BENCH_ARGS
+    print("from a cold L2: spconv %.3f  legacy cuDNN best half %s" % (
+        t["spconv_cold_l2"], vs(t["spconv_cold_l2"], t.get("best_cudnn_half_cold_l2"))))
 ratio = lambda x: "x%.2f" % x if x else "-"
 for l in s["layers"]:
     print("  %-24s %8.4f ms  %s fp32  %s tf32  %s" % (l["layer"], l["spconv"], ratio(l["x_fp32"]), ratio(l.get("x_tf32")), l["status"]))
