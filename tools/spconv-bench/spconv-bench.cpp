@@ -619,30 +619,28 @@ void runBench(const Options &o, Value &report) {
         speedup.set(name, t.medianMs / tOurs.medianMs);
       }
     }
-    // The half baseline: the faster of the two layouts.
-    Value best;
-    for (const auto &name : halfNames) {
-      const Value &t = times.at(name);
-      if (t.isNumber() && (best.isNull() || t.asNumber() < best.at("time_ms").asNumber())) {
-        best.set("contender", name);
-        best.set("time_ms", t.asNumber());
+    // The half baseline: the faster of the two layouts by a contender's `field` (null where
+    // none ran).
+    auto fastestHalf = [&](const char *field) {
+      Value best;
+      for (const auto &name : halfNames) {
+        const Value *v = contenders.find(name);
+        const Value *t = v ? v->find(field) : nullptr;
+        if (t && t->isNumber() &&
+            (best.isNull() || t->asNumber() < best.at("time_ms").asNumber())) {
+          best.set("contender", name);
+          best.set("time_ms", t->asNumber());
+        }
       }
-    }
+      return best;
+    };
+    Value best = fastestHalf("time_ms");
     report.set("best_cudnn_half", best);
     // --cold-l2: the same comparison with every contender run from a cold L2.
     if (tOurs.hasCold) {
       Value cold;
       cold.set("spconv", tOurs.coldMedianMs);
-      Value bestCold;
-      for (const auto &name : halfNames) {
-        const Value *v = contenders.find(name);
-        const Value *t = v ? v->find("time_ms_cold_l2") : nullptr;
-        if (t && t->isNumber() &&
-            (bestCold.isNull() || t->asNumber() < bestCold.at("time_ms").asNumber())) {
-          bestCold.set("contender", name);
-          bestCold.set("time_ms", t->asNumber());
-        }
-      }
+      Value bestCold = fastestHalf("time_ms_cold_l2");
       cold.set("best_cudnn_half", bestCold);
       cold.set("speedup_vs_best_cudnn_half",
                bestCold.isNull()

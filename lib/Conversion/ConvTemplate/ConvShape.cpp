@@ -248,6 +248,14 @@ static int64_t gridBlocks(const ConvShape &sh, const Tiling &t) {
   return g.grid[0] * g.grid[1] * g.grid[2];
 }
 
+/// The chunk each of `groups` split groups stages: the tiling's, shrunk until every group's
+/// tile gets its share of kMaxSharedBytes.
+static int64_t splitChunk(const ConvShape &sh, const Tiling &t, int64_t groups) {
+  KernelGeometry g(sh, t);
+  int64_t perChannel = g.inTileH * g.inTileW * 4;
+  return std::min(t.chunkC, std::max<int64_t>(1, kMaxSharedBytes / groups / perChannel));
+}
+
 std::string spconv::splitInfeasibility(const ConvShape &sh, const Tiling &t, int64_t groups) {
   if (groups <= 1)
     return "";
@@ -260,9 +268,8 @@ std::string spconv::splitInfeasibility(const ConvShape &sh, const Tiling &t, int
     return std::to_string(groups) + " groups of " + std::to_string(threads) +
            " threads exceed the 512 threads a block may have for 128 registers a thread";
   KernelGeometry g(sh, t);
-  int64_t perChannel = g.inTileH * g.inTileW * 4;
   Tiling split = t;
-  split.chunkC = std::min(t.chunkC, std::max<int64_t>(1, kMaxSharedBytes / groups / perChannel));
+  split.chunkC = splitChunk(sh, t, groups);
   split.splitC = groups;
   KernelGeometry gs(sh, split);
   if (gs.numChunks < groups)
@@ -301,11 +308,8 @@ void spconv::chooseSplit(const ConvShape &sh, Tiling &t, const TargetGPU &gpu) {
   } else if (!feasible(t.splitC)) {
     t.splitC = 1;
   }
-  if (t.splitC > 1) {
-    KernelGeometry g(sh, t);
-    int64_t perChannel = g.inTileH * g.inTileW * 4;
-    t.chunkC = std::min(t.chunkC, std::max<int64_t>(1, kMaxSharedBytes / t.splitC / perChannel));
-  }
+  if (t.splitC > 1)
+    t.chunkC = splitChunk(sh, t, t.splitC);
 }
 
 /// Images per block (Tiling::imagesPerBlock). Packing images into a block lets its warps
