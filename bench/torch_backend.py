@@ -72,6 +72,8 @@ def config(args):
 
 def compile_options(args):
     opts = {"accumulate": args.accumulate} if args.dtype != "f32" else {}
+    if args.layout != "nchw":
+        opts["layout"] = args.layout
     if args.compiler_arg:
         opts["compiler_args"] = list(args.compiler_arg)
     return opts
@@ -94,6 +96,8 @@ def tag(args):
     t = "%s-b%d-p%s-%s" % (args.net, args.batch, args.sparsity, args.policy)
     if args.dtype != "f32":
         t += "-%s-acc%s" % (args.dtype, args.accumulate)
+    if args.layout != "nchw":
+        t += "-" + args.layout
     return t
 
 
@@ -148,7 +152,8 @@ def phase_run(args):
         # convs whose kernels the carried cache lacks stay in PyTorch (no compiler there)
         from immconv.torch import kcache, pipeline
         layers, _ = pipeline.plan(model, x, opts.get("sparsity_threshold", "auto"),
-                                  accumulate=opts.get("accumulate", "half"))
+                                  accumulate=opts.get("accumulate", "half"),
+                                  layout=opts.get("layout", "nchw"))
         cache = kcache.KernelCache(args.cache)
         extra = tuple(opts.get("compiler_args", ()))
         missing = sorted(l["module"] for l in layers if not l.get("fused_only") and
@@ -210,13 +215,14 @@ def phase_run(args):
         # BN folded, ReLU and add-ReLU fused; layout.py), no sparse kernel. What the fusion
         # alone gives; the sparse kernels' own share is its time over immconv_explicit's.
         import copy
-        from immconv.torch import layout
+        from immconv.torch import carry
         dense = copy.deepcopy(cm)
         rows = {r["module"]: r for r in
                 (getattr(cm, "spconv_measurements", None) or {}).get("layers", ())}
         mods = {n: m for n, m in dense.named_modules() if isinstance(m, it.SpconvConv2d)}
         for n, m in mods.items():  # each the faster way measured (the folded one if none)
             m.keep_in_torch("channels_last", rows.get(n, {}).get("kept_channels_last_impl"))
+        carry.carry(dense)  # no kernel runs: no image pairs between the layers
         add("immconv_all_kept_channels_last", lambda: dense(x), 0.0, count_modes(dense))
     if args.backend:
         from immconv.torch.dynamo import immconv_backend
@@ -306,6 +312,9 @@ def main(argv=None):
                          "PyTorch in that dtype, channels-last; errors against FP32)")
     ap.add_argument("--accumulate", choices=["half", "f32"], default="half",
                     help="with --dtype f16/bf16: immconv.torch.compile(accumulate=...)")
+    ap.add_argument("--layout", choices=["nchw", "image_pairs"], default="nchw",
+                    help="with --dtype f16/bf16: immconv.torch.compile(layout=...): half "
+                         "kernels in the image-pair layout, carried through the graph")
     ap.add_argument("--backend", action="store_true",
                     help="also torch.compile(backend='immconv') and torch.export")
     ap.add_argument("--reshape-batch", type=int, metavar="N",

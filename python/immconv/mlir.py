@@ -16,6 +16,7 @@ ACTIVATIONS = ("none", "relu", "relu6")
 # refusing a nonzero value that would round to zero or overflow
 DTYPES = ("f32", "f16", "bf16")
 ACCUMULATE = ("f32", "f16", "bf16")
+LAYOUTS = ("nchw", "image_pairs")
 
 
 def symbol(name):
@@ -30,7 +31,9 @@ class ConvSpec:
     spconv's [top, left, bottom, right]; input_shape NCHW (static). dtype: the element type
     of the input and output ("f32", "f16", "bf16"); accumulate: for a half dtype, the
     op's `accumulate` attribute ("f32": bounded half runs promoted to f32 sums; the dtype
-    itself: sums in half precision), None for the compiler's default."""
+    itself: sums in half precision), None for the compiler's default. layout: how the input
+    and result are stored, "nchw" or "image_pairs" (a half dtype and an even batch: images n
+    and n + N/2 share a 32-bit word; docs/design.md "Image-pair layout")."""
     name: str
     weights: np.ndarray
     input_shape: Tuple[int, int, int, int]
@@ -42,6 +45,7 @@ class ConvSpec:
     activation: str = "none"
     dtype: str = "f32"
     accumulate: Optional[str] = None
+    layout: str = "nchw"
 
     @property
     def func(self):
@@ -88,6 +92,12 @@ def func_text(spec):
             raise ValueError("%s: accumulate %r does not apply to a %s conv"
                              % (spec.name, spec.accumulate, spec.dtype))
         attrs.append("accumulate = %s" % spec.accumulate)
+    if spec.layout != "nchw":
+        if spec.layout not in LAYOUTS or spec.dtype == "f32" or spec.input_shape[0] % 2:
+            raise ValueError("%s: layout %r needs one of %s, a half dtype and an even batch "
+                             "(this conv: %s, batch %d)" % (spec.name, spec.layout, LAYOUTS,
+                                                            spec.dtype, spec.input_shape[0]))
+        attrs.append("layout = #spconv.layout<%s>" % spec.layout)
     loc = spec.name.replace("\\", "\\\\").replace('"', '\\"')
     return ("func.func @%s(%%x: %s) -> %s {\n"
             "  %%y = spconv.conv2d %%x {%s}\n"

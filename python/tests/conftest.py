@@ -37,6 +37,9 @@ def fake_kernel(i, spec):
            "conv": {"N": n, "C": c, "H": h, "W": w, "K": k, "P": p, "Q": q,
                     "R": spec.weights.shape[2], "S": spec.weights.shape[3]},
            "weights_nnz": int((spec.weights != 0).sum()), "weights_total": spec.weights.size}
+    if getattr(spec, "layout", "nchw") != "nchw":
+        for p in out["params"]:
+            p["layout"] = spec.layout
     if dt != "f32":
         # as the compiler states it (docs/launch-abi.md): paired images run over ceil(N / 2)
         pairing = "images" if n >= 2 else "columns"

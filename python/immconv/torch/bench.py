@@ -16,7 +16,10 @@ tensors, which a channels-last baseline does not time. A half-precision row also
 it, the faster of its two ways (`kept_channels_last_impl`: "folded", BN folded and ReLU
 fused, or "original", the baseline's modules), and `to_channels_last` and `to_nchw`: the
 layer's input converted to channels-last and back (`contiguous(memory_format=...)`), which
-the policy charges where a kept layer's layout differs from its neighbours' (layout.py). A
+the policy charges where a kept layer's layout differs from its neighbours' (layout.py).
+A kernel in the image-pair layout (`spconv_layout` "image_pairs") is timed on its input as
+image pairs, and the row adds `to_image_pairs` and `from_image_pairs`: that input converted
+from NCHW and back (carry.py's conversions). A
 layer without a kernel (the half rule, policy.py) has `spconv` None. The result has the
 layout of bench/network_summary.py (`layers` rows and `totals`), so immconv.plots draws it.
 """
@@ -25,7 +28,7 @@ import statistics
 
 import torch
 
-from .module import SpconvConv2d
+from .module import IMAGE_PAIRS, SpconvConv2d, from_image_pairs, to_image_pairs
 
 
 def time_cuda(fn, warmup, repeats):
@@ -111,13 +114,16 @@ def benchmark_layers(compiled_model, example_input, warmup=10, repeats=50, graph
             for n, m in layers:
                 # every option timed on its own layout (the captured input may arrive
                 # channels-last, from a layer kept so): NCHW here, channels-last in baseline()
-                x = inputs[n].contiguous()
+                x = inputs[n]
+                x = from_image_pairs(x) if x.dim() == 5 else x.contiguous()
                 name, orig, xb = baseline(m, x)
+                pairs = m.layout == IMAGE_PAIRS
+                xk = to_image_pairs(x.to(m.dtype)) if pairs else x
                 if graphs:
                     timed = lambda fn: time_cuda_graph(fn, warmup, repeats, calls=calls)
                 else:
                     timed = lambda fn: time_cuda(fn, warmup, repeats)
-                t_sp = timed(lambda: m.run_kernel(x)) if m.kernel is not None else None
+                t_sp = timed(lambda: m.run_kernel(xk)) if m.kernel is not None else None
                 t_cu = timed(lambda: orig(xb))
                 t_kept = t_cu if orig is m.original else timed(lambda: m.original(x))
                 w = m.weight
@@ -143,6 +149,10 @@ def benchmark_layers(compiled_model, example_input, warmup=10, repeats=50, graph
                     row["to_channels_last"] = timed(
                         lambda: x.contiguous(memory_format=torch.channels_last))
                     row["to_nchw"] = timed(lambda: xb.contiguous())
+                if pairs:
+                    row["spconv_layout"] = IMAGE_PAIRS
+                    row["to_image_pairs"] = timed(lambda: to_image_pairs(x))
+                    row["from_image_pairs"] = timed(lambda: from_image_pairs(xk))
                 rows.append(row)
     finally:
         torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32, \

@@ -14,7 +14,8 @@ missing convs. Everything else in the graph stays PyTorch.
 Options (`torch.compile(..., options={...})`, or `ImmconvBackend(**options)`): the keyword
 arguments of immconv.torch.compile that apply to a graph: sparsity_threshold, keep,
 min_speedup, min_speedup_graphs, cache_dir, jobs, progress, kernel_cache, accumulate (for
-half-precision graphs: "half", the default, or "f32"), compiler_args.
+half-precision graphs: "half", the default, or "f32"), compiler_args, layout ("nchw" or
+"image_pairs": half kernels in the image-pair layout, carried through the graph).
 
 The model's dtype is followed: a graph of a model.half() or bfloat16 model gets f16/bf16
 kernels (docs/python.md "Half precision").
@@ -38,7 +39,7 @@ import torch
 from . import pipeline
 
 OPTIONS = ("sparsity_threshold", "keep", "min_speedup", "min_speedup_graphs", "cache_dir",
-           "jobs", "progress", "kernel_cache", "accumulate", "compiler_args")
+           "jobs", "progress", "kernel_cache", "accumulate", "compiler_args", "layout")
 
 
 def _needs_grad(example_inputs):

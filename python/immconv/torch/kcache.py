@@ -123,6 +123,8 @@ def layer_key(spec, extra_args=()):
         # half kernels: the type and where the sums live (f32 keys are unchanged by this)
         desc["dtype"] = dtype
         desc["accumulate"] = spec.accumulate
+    if getattr(spec, "layout", "nchw") != "nchw":
+        desc["layout"] = spec.layout  # NCHW keys are unchanged by this
     return hashlib.sha256(json.dumps(desc, sort_keys=True).encode()).hexdigest()[:32]
 
 

@@ -11,7 +11,8 @@ between two kernels twice.
 Each layer therefore has up to three options, with the times benchmark_layers measured:
 
   option                 time                        wants input   gives output
-  "spconv"               spconv * min_speedup        NCHW          NCHW
+  "spconv"               spconv * min_speedup        NCHW, or image pairs (the row's
+                                                     `spconv_layout`: carry.py)
   "torch"                kept (NCHW)                 NCHW          NCHW
   "torch_channels_last"  kept_channels_last          CL            CL
 
@@ -23,8 +24,11 @@ pools give their first input's layout: ResNet's `relu(conv3 + identity)` comes f
 MobileNetV2's `x + conv(x)` from whatever made x. Without a graph, the producer is the layer
 whose output tensor is the input (through in-place ops only). A layer without a producer
 (the model's input, an op that starts a new layout) takes the layout observed by running
-the model. A layer pays `to_channels_last` or `to_nchw` (its input converted, measured) when
-the layout it wants is not the one that arrives.
+the model. A layer pays `to_channels_last` or `to_nchw` (its input converted, measured; to
+and from image pairs `to_image_pairs` and `from_image_pairs`) when the layout it wants is not
+the one that arrives. After each decision carry.py rewrites the graph for it: image pairs
+flow between the kernels that use them and are converted only where something else reads
+them.
 
 `choose` minimises the sum of the options' times and the conversions by coordinate descent
 from each layer's own fastest option: each layer in turn takes the option that lowers the
@@ -43,15 +47,30 @@ the third: the model is an estimate, and kernels must pay for their place end to
 import torch
 
 NCHW, CHANNELS_LAST, ANY = "nchw", "channels_last", "any"
+IMAGE_PAIRS = "image_pairs"
 SPCONV, TORCH, TORCH_CL = "spconv", "torch", "torch_channels_last"
 WANTS = {SPCONV: NCHW, TORCH: NCHW, TORCH_CL: CHANNELS_LAST}
-GIVES = WANTS  # every option gives the layout it wants
+
+
+def wants(row, option):
+    """The layout `option` of a measured row wants its input in, and gives its output in
+    (every option gives what it wants): a kernel's is its row's `spconv_layout` (NCHW, or
+    image pairs, which carry.py carries between kernels)."""
+    if option == SPCONV:
+        return row.get("spconv_layout", NCHW)
+    return WANTS[option]
+
+
+gives = wants
 MAX_SWEEPS = 50
 MAX_ROUNDS = 3
 
 
 def layout_of(t):
-    """NCHW, CHANNELS_LAST, ANY (both, e.g. C = 1 or H = W = 1) or None (neither)."""
+    """NCHW, CHANNELS_LAST, ANY (both, e.g. C = 1 or H = W = 1), IMAGE_PAIRS (a 5-D tensor
+    of image pairs, carry.py) or None (neither)."""
+    if t.dim() == 5:
+        return IMAGE_PAIRS
     if t.dim() != 4:
         return ANY
     a, b = t.is_contiguous(), t.is_contiguous(memory_format=torch.channels_last)
@@ -74,9 +93,15 @@ def options(row):
 
 
 def conversion(row, arrives, wants):
-    """Time to convert a layer's input from `arrives` to `wants` (0 if they agree)."""
+    """Time to convert a layer's input from `arrives` to `wants` (0 if they agree). Image
+    pairs to and from either 4-D layout are one copy each way (`to_image_pairs`,
+    `from_image_pairs`, measured from and to NCHW)."""
     if arrives in (wants, ANY):
         return 0.0
+    if wants == IMAGE_PAIRS:
+        return row.get("to_image_pairs", 0.0)
+    if arrives == IMAGE_PAIRS:
+        return row.get("from_image_pairs", 0.0)
     if wants == CHANNELS_LAST:
         return row.get("to_channels_last", 0.0)
     return row.get("to_nchw", 0.0)
@@ -89,10 +114,10 @@ def total(rows, producers, observed, decision, junctions=()):
     for name, row in rows.items():
         d = decision[name]
         p = producers.get(name)
-        arrives = GIVES[decision[p]] if p in decision else observed.get(name, NCHW)
-        t += options(row)[d] + conversion(row, arrives, WANTS[d])
+        arrives = gives(rows[p], decision[p]) if p in decision else observed.get(name, NCHW)
+        t += options(row)[d] + conversion(row, arrives, wants(row, d))
     for a, b, cost in junctions:
-        if GIVES[decision[a]] != GIVES[decision[b]]:
+        if gives(rows[a], decision[a]) != gives(rows[b], decision[b]):
             t += cost
     return t
 
@@ -118,12 +143,12 @@ def choose(rows, producers, observed, min_speedup, junctions=()):
 
     def local(name, option):
         row, p = rows[name], producers.get(name)
-        arrives = GIVES[decision[p]] if p in decision else observed.get(name, NCHW)
-        cost = opts[name][option] + conversion(row, arrives, WANTS[option])
+        arrives = gives(rows[p], decision[p]) if p in decision else observed.get(name, NCHW)
+        cost = opts[name][option] + conversion(row, arrives, wants(row, option))
         for c in consumers[name]:
-            cost += conversion(rows[c], GIVES[option], WANTS[decision[c]])
+            cost += conversion(rows[c], gives(row, option), wants(rows[c], decision[c]))
         for other, extra in joins[name]:
-            if GIVES[option] != GIVES[decision[other]]:
+            if gives(row, option) != gives(rows[other], decision[other]):
                 cost += extra
         return cost
 
@@ -253,9 +278,10 @@ def trace(model, args, names):
     return order, producers, arrived
 
 
-def apply(modules, decision, rows=None):
+def apply(modules, decision, rows=None, model=None):
     """Set each SpconvConv2d's mode and kept layout from `decision` (and the way it runs
-    kept channels-last from its row's `kept_channels_last_impl`)."""
+    kept channels-last from its row's `kept_channels_last_impl`); with `model` (a
+    GraphModule), carry image pairs through its graph for the new modes (carry.py)."""
     rows = rows or {}
     for name, d in decision.items():
         m = modules[name]
@@ -265,6 +291,9 @@ def apply(modules, decision, rows=None):
             m.keep_in_torch(CHANNELS_LAST, rows.get(name, {}).get("kept_channels_last_impl"))
         else:
             m.keep_in_torch(NCHW)
+    if model is not None:
+        from .carry import carry
+        carry(model)
 
 
 def nchw_only(rows, min_speedup):
@@ -295,16 +324,22 @@ def decide(model, args, rows, min_speedup, timer=None):
     ordered = {n: rows[n] for n in order if n in rows}
     ordered.update({n: r for n, r in rows.items() if n not in ordered})  # not run: last
     rows = ordered
-    observed = {n: arrived[n] for n in rows if n not in producers and n in arrived}
+    # image pairs reach a layer without a producer only through carry.py's conversion of an
+    # NCHW tensor (the model's input), which the layer is charged for
+    observed = {n: NCHW if arrived[n] == IMAGE_PAIRS else arrived[n]
+                for n in rows if n not in producers and n in arrived}
     for rounds in range(1, MAX_ROUNDS + 1):
         decision, sweeps = choose(rows, producers, observed, min_speedup, junctions)
-        apply(modules, decision, rows)
+        apply(modules, decision, rows, model)
         _, _, seen = trace(model, args, names)
         moved = {}
         for n in rows:
             p = producers.get(n)
-            assumed = GIVES[decision[p]] if p in decision else observed.get(n, NCHW)
-            if n in seen and seen[n] not in (assumed, ANY):
+            assumed = gives(rows[p], decision[p]) if p in decision else observed.get(n, NCHW)
+            # carry.py hands every layer image pairs or a 4-D tensor as it wants: only the two
+            # 4-D layouts can arrive other than the model assumed
+            if n in seen and IMAGE_PAIRS not in (seen[n], assumed) and \
+                    seen[n] not in (assumed, ANY):
                 moved[n] = seen[n]
         if not moved:
             break
@@ -321,7 +356,7 @@ def decide(model, args, rows, min_speedup, timer=None):
         times = {}
         with torch.no_grad():
             for name, cand in candidates.items():
-                apply(modules, cand, rows)
+                apply(modules, cand, rows, model)
                 times[name] = timer(lambda: model(*args))
         # kernels must pay for their place end to end too: the faster decision with kernels
         # only if it beats keeping every layer by the margin
@@ -329,7 +364,7 @@ def decide(model, args, rows, min_speedup, timer=None):
         if times[best] * min_speedup > times["all_kept"]:
             best = "all_kept"
         decision = candidates[best]
-        apply(modules, decision, rows)
+        apply(modules, decision, rows, model)
         report["end_to_end_ms"] = times
         report["chosen"] = best
         # what each candidate compiled and kept channels-last (the others: kept NCHW)

@@ -20,6 +20,13 @@ tensors of that type (NCHW, contiguous); `weight`/`bias` stay the folded float32
 compiler rounded, and the reference rounds them to `dtype` the same way (nearest even),
 computes in float32 and rounds its output to `dtype`.
 
+Image pairs: a half kernel compiled in the image-pair layout (`layout` "image_pairs",
+docs/design.md "Image-pair layout") reads and writes [N/2, C, H, W, 2] tensors
+(`to_image_pairs`). `io` says what forward takes and gives: "nchw" (the default: the layer
+converts at its own edges) or "image_pairs", which carry.py sets where the graph hands it
+pairs and takes pairs from it. Forward accepts either layout as input (4-D NCHW or 5-D
+pairs) and converts what it must.
+
 Shapes are static: the kernel was compiled for one input shape, and a call with any other
 shape raises ShapeMismatch (rather than silently falling back, which would hide that the
 deployment is not running what was compiled).
@@ -36,8 +43,33 @@ from . import driver as _drv
 _LOADED = {}  # (cubin path, device index) -> driver.LoadedModule
 
 
+NCHW, IMAGE_PAIRS = "nchw", "image_pairs"
+
+
 class ShapeMismatch(RuntimeError):
     pass
+
+
+def to_image_pairs(x):
+    """An N x C x H x W tensor (any memory format, N even) as image pairs: the contiguous
+    [N/2, C, H, W, 2] tensor whose [m, c, y, x, h] is x[m + h * N/2, c, y, x]."""
+    n, c, h, w = x.shape
+    return x.reshape(2, n // 2, c, h, w).permute(1, 2, 3, 4, 0).contiguous()
+
+
+def from_image_pairs(x, memory_format=NCHW):
+    """An image-pair tensor as the N x C x H x W tensor it holds, NCHW or channels-last."""
+    m, c, h, w, _ = x.shape
+    fmt = torch.channels_last if memory_format == "channels_last" else \
+        torch.contiguous_format
+    out = torch.empty((2 * m, c, h, w), dtype=x.dtype, device=x.device, memory_format=fmt)
+    out.view(2, m, c, h, w).copy_(x.permute(4, 0, 1, 2, 3))
+    return out
+
+
+def pairs_shape(shape):
+    n, c, h, w = shape
+    return (n // 2, c, h, w, 2)
 
 
 def _loaded(cubin, sidecar, device_index):
@@ -72,11 +104,15 @@ class SpconvConv2d(nn.Module):
         if any(g != want for g in got):
             raise ValueError("%s: kernel %s has params of %s, not %s" % (
                 name, kernel.get("entry"), got, want))
-        # run_kernel passes plain NCHW tensors (docs/launch-abi.md, "layout").
-        layouts = [p.get("layout", "nchw") for p in (kernel or {}).get("params", ())]
-        if any(lay != "nchw" for lay in layouts):
+        # every param in one layout (docs/launch-abi.md, "layout"): NCHW or image pairs
+        layouts = {p.get("layout", NCHW) for p in (kernel or {}).get("params", ())}
+        if not layouts <= {NCHW, IMAGE_PAIRS} or len(layouts) > 1 or (
+                IMAGE_PAIRS in layouts and (dtype == torch.float32 or input_shape[0] % 2)):
             raise ValueError("%s: kernel %s stores its tensors as %s; immconv.torch passes "
-                             "NCHW tensors" % (name, kernel.get("entry"), layouts))
+                             "NCHW tensors, or image pairs of a half type and an even batch"
+                             % (name, kernel.get("entry"), sorted(layouts)))
+        self.layout = layouts.pop() if layouts else NCHW
+        self.io = NCHW  # what forward takes and gives; carry.py sets it
         self.mode = "auto"
         self.kept_layout = "nchw"
         self._folded = None     # (device, weight, bias) for run_channels_last
@@ -103,10 +139,11 @@ class SpconvConv2d(nn.Module):
             str(self.dtype).replace("torch.", ""), self.accumulate)
         kept = ", kept_layout=channels_last (%s)" % self.kept_impl if (
             self.mode == "torch" and self.kept_layout == "channels_last") else ""
-        return "%s, entry=%s, %s -> %s, act=%s, mode=%s%s%s" % (
+        pairs = ", layout=image_pairs (io %s)" % self.io if self.layout == IMAGE_PAIRS else ""
+        return "%s, entry=%s, %s -> %s, act=%s, mode=%s%s%s%s" % (
             self.name, self.kernel["entry"] if self.kernel else None, list(self.input_shape),
             list(self.output_shape),
-            self.activation, self.mode, kept, half)
+            self.activation, self.mode, kept, half, pairs)
 
     def check_shape(self, x):
         if tuple(x.shape) != self.input_shape:
@@ -135,12 +172,18 @@ class SpconvConv2d(nn.Module):
         return y if self.dtype == torch.float32 else y.to(self.dtype)
 
     def run_kernel(self, x):
-        """Launch the compiled kernel on PyTorch's current stream; output allocated by torch."""
+        """Launch the compiled kernel on PyTorch's current stream; output allocated by torch.
+        x is in the kernel's layout: NCHW, or a [N/2, C, H, W, 2] tensor of image pairs."""
         if self.kernel is None:
             raise RuntimeError("%s has no kernel (the half-precision default rule did not "
                                "compile it): it runs in mode 'torch'" % self.name)
-        self.check_shape(x)
-        # the kernel reads and writes plain NCHW tensors of its dtype
+        pairs = self.layout == IMAGE_PAIRS
+        if pairs and tuple(x.shape) != pairs_shape(self.input_shape):
+            raise ShapeMismatch("%s was compiled for image pairs %s, called with %s" % (
+                self.name, list(pairs_shape(self.input_shape)), list(x.shape)))
+        if not pairs:
+            self.check_shape(x)
+        # the kernel reads and writes contiguous tensors of its dtype in its layout
         x = x.to(self.dtype).contiguous()
         # A kernel of adjacent pairs moves whole words: a view at an odd element offset is
         # copied to a fresh (aligned) tensor rather than refused.
@@ -148,7 +191,8 @@ class SpconvConv2d(nn.Module):
             x = x.clone()
         dev = x.device.index if x.device.index is not None else torch.cuda.current_device()
         mod = _loaded(self.cubin, self.sidecar, dev)
-        y = torch.empty(self.output_shape, dtype=self.dtype, device=x.device)
+        y = torch.empty(pairs_shape(self.output_shape) if pairs else self.output_shape,
+                        dtype=self.dtype, device=x.device)
         stream = torch.cuda.current_stream(x.device).cuda_stream
         _drv.launch(mod.functions[self.kernel["entry"]], self.kernel, stream,
                     [x.data_ptr(), y.data_ptr()])
@@ -220,16 +264,30 @@ class SpconvConv2d(nn.Module):
                 return y
             except RuntimeError:
                 self._fused_add = False
+        if residual.dim() == 5 and self.io != IMAGE_PAIRS:
+            residual = from_image_pairs(residual)
+        elif residual.dim() == 4 and self.io == IMAGE_PAIRS:
+            residual = to_image_pairs(residual)
         return F.relu(self.forward(x) + residual)
 
     def forward(self, x, residual=None):
         if residual is not None:
             return self.add_relu(x, residual)
         if self.mode == "torch":
+            if x.dim() == 5:  # image pairs handed to a layer kept in torch
+                x = from_image_pairs(x, self.kept_layout)
             if self.kept_layout == "channels_last":
                 return self.run_channels_last(x)
             return self.original(x.contiguous())
-        if self.mode == "reference" or not x.is_cuda:
+        kernel = self.mode != "reference" and x.is_cuda
+        if self.layout == IMAGE_PAIRS and kernel:
+            y = self.run_kernel(x if x.dim() == 5 else to_image_pairs(x))
+            return y if self.io == IMAGE_PAIRS else from_image_pairs(y)
+        if x.dim() == 5:
+            x = from_image_pairs(x)
+        if kernel:
+            y = self.run_kernel(x)
+        else:
             self.check_shape(x)
-            return self.reference(x)
-        return self.run_kernel(x)
+            y = self.reference(x)
+        return to_image_pairs(y) if self.io == IMAGE_PAIRS else y

@@ -26,7 +26,8 @@ import torch.nn as nn
 
 from .. import folding, mlir
 from ..compiler import CompileError, compile_mlir
-from . import kcache, layout, policy
+from . import carry, kcache, policy
+from . import layout as layouts
 from .fusion import DTYPES, find_chains, is_plain_conv, trace
 from .module import SpconvConv2d
 
@@ -40,6 +41,11 @@ DEFAULT_SPARSITY_THRESHOLD = policy.AUTO
 # "f32": bounded half runs promoted to f32 sums (docs/design.md "The numerics contract").
 DEFAULT_ACCUMULATE = "half"
 ACCUMULATE_CHOICES = ("half", "f32", "f16", "bf16")
+# How a half-precision conv's kernel stores its tensors: "nchw", or "image_pairs" where the
+# conv can (a half dtype and an even batch; docs/design.md "Image-pair layout"), which the
+# compiled graph then carries from kernel to kernel (carry.py).
+DEFAULT_LAYOUT = "nchw"
+LAYOUT_CHOICES = ("nchw", "image_pairs")
 TORCH_DTYPES = {v: k for k, v in DTYPES.items()}
 
 
@@ -101,6 +107,16 @@ def resolve_accumulate(accumulate, dtype):
     if dtype == "f32":
         return None
     return "f32" if accumulate == "f32" else dtype
+
+
+def resolve_layout(layout, dtype, input_shape):
+    """The layout of a conv's kernel for compile()'s `layout` option: image pairs only where
+    the conv can have them (a half dtype, an even batch), else NCHW."""
+    if layout not in LAYOUT_CHOICES:
+        raise ValueError("layout must be one of %s, not %r" % (LAYOUT_CHOICES, layout))
+    if layout == "image_pairs" and dtype != "f32" and input_shape[0] % 2 == 0:
+        return "image_pairs"
+    return "nchw"
 
 
 def weights_hash(w, b):
@@ -175,7 +191,7 @@ def _keep_by_policy(name, conv, sparsity, keep, threshold):
 
 
 def plan(model, example_input, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD, keep=None,
-         accumulate=DEFAULT_ACCUMULATE):
+         accumulate=DEFAULT_ACCUMULATE, layout=DEFAULT_LAYOUT):
     """(layers, kept): layer records (manifest rows, with `_w`/`_b` arrays) for the convs to
     compile, in graph order, and {conv name: reason} for those left in PyTorch.
 
@@ -183,8 +199,10 @@ def plan(model, example_input, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD, ke
     (model.half(), model.bfloat16()) becomes a half spconv.conv2d whose folded f32 weights the
     compiler rounds; `accumulate` ("half" or "f32") says where its sums live. A record with
     `fused_only` (the reason) is a half conv the default rule does not compile: it is
-    rewritten without a kernel, kept in PyTorch, fused and channels-last."""
+    rewritten without a kernel, kept in PyTorch, fused and channels-last. `layout`
+    ("nchw" or "image_pairs") is how a half conv's kernel stores its tensors (resolve_layout)."""
     resolve_accumulate(accumulate, "f16")  # rejects a bad option before any work
+    resolve_layout(layout, "f32", (1,))
     gm = trace(model)
     if gm is None:
         warnings.warn("spconv: torch.fx cannot trace the model: convs are replaced one by one "
@@ -250,13 +268,14 @@ def plan(model, example_input, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD, ke
         spec = mlir.ConvSpec(name=name, weights=w, bias=b, input_shape=seen[0],
                              stride=tuple(conv.stride), padding=conv_padding(conv, seen[0]),
                              dilation=tuple(conv.dilation), groups=conv.groups, activation=act,
-                             dtype=dtype, accumulate=acc)
+                             dtype=dtype, accumulate=acc,
+                             layout=resolve_layout(layout, dtype, seen[0]))
         layers.append({"module": name, "func": spec.func, "bn": bn_name, "act": act,
                        "input_shape": list(spec.input_shape),
                        "output_shape": list(spec.output_shape), "stride": list(spec.stride),
                        "padding": list(spec.padding), "dilation": list(spec.dilation),
                        "groups": spec.groups, "sparsity": sparsity, "dtype": dtype,
-                       "accumulate": acc,
+                       "accumulate": acc, "layout": spec.layout,
                        "weights_sha256": weights_hash(w, b), "_spec": spec})
         if fused_only:
             layers[-1]["fused_only"] = fused_only
@@ -465,7 +484,7 @@ def target_args(example_input, compiler_args=()):
 def compile(model, example_input, *, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD,
             cache_dir=None, jobs=None, min_speedup=policy.AUTO, min_speedup_graphs=True,
             keep=None, out_dir=None, progress=True, kernel_cache=None,
-            accumulate=DEFAULT_ACCUMULATE, compiler_args=()):
+            accumulate=DEFAULT_ACCUMULATE, compiler_args=(), layout=DEFAULT_LAYOUT):
     """Compile `model`'s pruned convs with spconv; returns a new module (the original is
     untouched) in which each compiled conv, with the BN and ReLU/ReLU6 applied directly to
     its output, is one SpconvConv2d.
@@ -495,7 +514,8 @@ def compile(model, example_input, *, sparsity_threshold=DEFAULT_SPARSITY_THRESHO
 
     Half precision (docs/python.md "Half precision"): a conv whose weight is float16 or
     bfloat16 (model.half(), model.to(torch.bfloat16)) compiles to a kernel of that type
-    (input and output in it, NCHW); BN is folded in FP32 and the compiler rounds the folded
+    (input and output in it, NCHW, or with layout="image_pairs" the image-pair layout the
+    compiled graph carries between kernels: carry.py); BN is folded in FP32 and the compiler rounds the folded
     weights, never letting a nonzero weight become zero (where it would, the BN stays
     unfolded, with a warning). accumulate: "half" (default: sums in the conv's type) or
     "f32" (bounded half runs promoted to f32 sums). The measured decision compares a half
@@ -512,13 +532,13 @@ def compile(model, example_input, *, sparsity_threshold=DEFAULT_SPARSITY_THRESHO
                          cache_dir=cache_dir, jobs=jobs, min_speedup=min_speedup,
                          min_speedup_graphs=min_speedup_graphs, keep=keep, progress=progress,
                          kernel_cache=kernel_cache, accumulate=accumulate,
-                         compiler_args=compiler_args)
+                         compiler_args=compiler_args, layout=layout)
 
 
 def compile_graph(model, example_input, out_dir, *, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD,
                   cache_dir=None, jobs=None, min_speedup=policy.AUTO, min_speedup_graphs=True,
                   keep=None, progress=True, kernel_cache=None, inplace=False,
-                  accumulate=DEFAULT_ACCUMULATE, compiler_args=()):
+                  accumulate=DEFAULT_ACCUMULATE, compiler_args=(), layout=DEFAULT_LAYOUT):
     """compile() with out_dir=None allowed: then no manifest is written and the compiled
     modules use the kernel cache's files where they are (what the torch.compile backend
     does). The result's `immconv_frozen` lists the placeholders whose tensors were folded
@@ -528,7 +548,7 @@ def compile_graph(model, example_input, out_dir, *, sparsity_threshold=DEFAULT_S
     compiler_args = tuple(compiler_args) + target_args(example_input, compiler_args)
     model, frozen = prepare(model, example_input)
     _eval(model)
-    layers, kept = plan(model, example_input, sparsity_threshold, keep, accumulate)
+    layers, kept = plan(model, example_input, sparsity_threshold, keep, accumulate, layout)
     cache = open_cache(kernel_cache)
     if out_dir is not None:
         os.makedirs(out_dir, exist_ok=True)
@@ -557,7 +577,7 @@ def compile_graph(model, example_input, out_dir, *, sparsity_threshold=DEFAULT_S
                                       if r["decision"] == "torch"]
             manifest["torch_channels_last"] = {
                 r["module"]: r["kept_impl"] for r in res["layers"]
-                if r.get("kept_layout") == layout.CHANNELS_LAST}
+                if r.get("kept_layout") == layouts.CHANNELS_LAST}
             if manifest.get("_dir"):
                 with open(os.path.join(manifest["_dir"], MANIFEST), "w") as f:
                     json.dump({k: v for k, v in manifest.items() if not k.startswith("_")}, f,
@@ -573,7 +593,7 @@ POLICY_TIMING = {"warmup": 3, "repeats": 15, "calls": 10}
 # what runs if the layer stays in PyTorch, which the policy decides on)
 MEASURED_KEYS = ("spconv", "cudnn", "x", "baseline", "cudnn_fp32", "x_fp32", "kept", "x_kept",
                  "kept_channels_last", "kept_channels_last_impl", "to_channels_last",
-                 "to_nchw")
+                 "to_nchw", "spconv_layout", "to_image_pairs", "from_image_pairs")
 
 
 def totals(rows):
@@ -638,14 +658,15 @@ def apply_min_speedup(compiled, example_input, min_speedup, graphs=True, cache=N
         from .bench import time_cuda_graph
         timer = lambda fn: time_cuda_graph(fn, POLICY_TIMING["warmup"],  # noqa: E731
                                            POLICY_TIMING["repeats"])
-    decision, report = layout.decide(compiled, x, {r["module"]: r for r in rows}, min_speedup,
+    decision, report = layouts.decide(compiled, x, {r["module"]: r for r in rows}, min_speedup,
                                      timer)
     for row in rows:
         d = decision[row["module"]]
-        row["decision"] = layout.SPCONV if d == layout.SPCONV else "torch"
-        if d != layout.SPCONV:
-            row["kept_layout"] = layout.CHANNELS_LAST if d == layout.TORCH_CL else layout.NCHW
-        if d == layout.TORCH_CL:
+        row["decision"] = layouts.SPCONV if d == layouts.SPCONV else "torch"
+        if d != layouts.SPCONV:
+            row["kept_layout"] = layouts.CHANNELS_LAST if d == layouts.TORCH_CL \
+                else layouts.NCHW
+        if d == layouts.TORCH_CL:
             row["kept_impl"] = mods[row["module"]].kept_impl
     out = {"convs": len(rows), "device": device, "timing": mode, "min_speedup": min_speedup,
            "timing_params": POLICY_TIMING, "cached": len(cached),
@@ -730,14 +751,14 @@ def build(model, manifest, out_dir, inplace=False):
                            layer["output_shape"], _original(modules, layer),
                            dtype=TORCH_DTYPES[dtype], accumulate=layer.get("accumulate"))
         if fused_only:
-            new.keep_in_torch(layout.CHANNELS_LAST)  # no kernel; the policy may pick NCHW
+            new.keep_in_torch(layouts.CHANNELS_LAST)  # no kernel; the policy may pick NCHW
         if name in manifest.get("torch_mode", ()):
             # measured slower than its original (min_speedup), in this layout
             cl = manifest.get("torch_channels_last", {})
             if name in cl:  # {layer: kept_impl}
-                new.keep_in_torch(layout.CHANNELS_LAST, cl[name])
+                new.keep_in_torch(layouts.CHANNELS_LAST, cl[name])
             else:
-                new.keep_in_torch(layout.NCHW)
+                new.keep_in_torch(layouts.NCHW)
         if gm is None:
             _set_module(work, name, new)
             continue
@@ -760,8 +781,10 @@ def build(model, manifest, out_dir, inplace=False):
     gm.delete_all_unused_submodules()
     # relu(conv + residual) as one call a kept channels-last layer fuses (half precision:
     # only those layers can be kept channels-last)
-    layout.fuse_add_relu(gm, {l["module"] for l in manifest["layers"] + manifest.get("fused", [])
-                              if l.get("dtype", "f32") != "f32" and l["act"] == "none"})
+    layouts.fuse_add_relu(gm, {l["module"] for l in manifest["layers"] + manifest.get("fused", [])
+                               if l.get("dtype", "f32") != "f32" and l["act"] == "none"})
+    # image pairs from kernel to kernel, where kernels of that layout run (carry.py)
+    carry.carry(gm)
     return gm
 
 
