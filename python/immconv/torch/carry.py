@@ -18,7 +18,7 @@ keep the layout, and are converted (one copy) only where something else reads th
   ReLU6, hardtanh, Identity, Dropout)       image pairs
   the same with any other tensor argument   converted to NCHW        NCHW
   nn.MaxPool2d                              kept                      image pairs
-                                            (`max_pool3d`, window (kh, kw, 1))
+                                            (channels-last max_pool2d over the pair)
   nn.AdaptiveAvgPool2d                      pooled, then converted    NCHW
   anything else, and the graph's output     converted to NCHW        NCHW
 
@@ -50,14 +50,19 @@ def _pair(v):
 
 
 def ip_max_pool2d(x, pool):
-    """nn.MaxPool2d `pool` on an image-pair tensor: a 3-D pool whose window spans one image
-    (1 wide over the pair). On CPU it pools in float32 (PyTorch has no CPU half
-    max_pool3d); a maximum of rounded values is exact either way."""
-    k, p, d = _pair(pool.kernel_size), _pair(pool.padding), _pair(pool.dilation)
-    s = _pair(pool.stride if pool.stride is not None else pool.kernel_size)
-    y = F.max_pool3d(x if x.is_cuda else x.float(), k + (1,), s + (1,), p + (0,), d + (1,),
-                     pool.ceil_mode)
-    return y.to(x.dtype)
+    """nn.MaxPool2d `pool` on an image-pair tensor [M, C, H, W, 2]: seen as M * C planes of
+    two channels stored channels-last ([M * C, 2, H, W] with the pair innermost), it is
+    PyTorch's channels-last max_pool2d, whose output keeps that layout, so the result is a
+    view of pairs again. (PyTorch's max_pool3d with a (kh, kw, 1) window computes the same but
+    measured 2 ms on ResNet-50's stem pool at batch 64, H200: 4.0 of 7.7 ms end to end.) On
+    CPU it pools in float32 (PyTorch 1.x has no CPU float16 max_pool2d); a maximum of
+    rounded values is exact either way."""
+    m, c, h, w, _ = x.shape
+    planes = x.reshape(m * c, h, w, 2).permute(0, 3, 1, 2)
+    y = F.max_pool2d(planes if x.is_cuda else planes.float(), pool.kernel_size, pool.stride,
+                     pool.padding, pool.dilation, pool.ceil_mode)
+    p, q = y.shape[2:]
+    return y.permute(0, 2, 3, 1).reshape(m, c, p, q, 2).to(x.dtype)
 
 
 def ip_adaptive_avg_pool2d(x, pool):
