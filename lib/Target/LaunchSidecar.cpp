@@ -70,6 +70,19 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
     };
     auto shared = launch.getAs<IntegerAttr>("shared_bytes");
     auto minBlocks = launch.getAs<IntegerAttr>("min_blocks_per_sm");
+    // The kernel's pointers, in order: input, the residual where the op has one (the
+    // output's shape and layout), output.
+    auto param = [&](StringRef name, ArrayRef<int64_t> shape) {
+      return llvm::json::Object{{"name", name},
+                                {"role", name},
+                                {"dtype", dtype},
+                                {"layout", layoutName(words.layout)},
+                                {"shape", toJson(shape)}};
+    };
+    llvm::json::Array params{param("input", {s.n, s.c, s.h, s.w})};
+    if (s.residual)
+      params.push_back(param("residual", {s.n, s.k, s.p, s.q}));
+    params.push_back(param("output", {s.n, s.k, s.p, s.q}));
     llvm::json::Object entry{
         {"entry", kernel.getLeafReference().getValue().str()},
         {"source_location", loc},
@@ -77,18 +90,7 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
         {"block", ints("block")},
         {"dynamic_shared_bytes", 0},
         {"static_shared_bytes", shared ? shared.getInt() : 0},
-        {"params",
-         llvm::json::Array{
-             llvm::json::Object{{"name", "input"},
-                                {"role", "input"},
-                                {"dtype", dtype},
-                                {"layout", layoutName(words.layout)},
-                                {"shape", toJson({s.n, s.c, s.h, s.w})}},
-             llvm::json::Object{{"name", "output"},
-                                {"role", "output"},
-                                {"dtype", dtype},
-                                {"layout", layoutName(words.layout)},
-                                {"shape", toJson({s.n, s.k, s.p, s.q})}}}},
+        {"params", std::move(params)},
         {"conv",
          llvm::json::Object{{"N", s.n},
                             {"C", s.c},
@@ -104,7 +106,8 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
                             {"dilation", toJson({s.dh, s.dw})},
                             {"groups", op.getGroups()},
                             {"activation", epilogueName(s.activation)},
-                            {"has_bias", s.hasBias}}},
+                            {"has_bias", s.hasBias},
+                            {"has_residual", s.residual}}},
         {"weights_nnz", nnz},
         {"fmas_kept", intAttr(op, "spconv.fmas_kept")},
         {"fmas_deleted", intAttr(op, "spconv.fmas_deleted")},

@@ -236,6 +236,9 @@ struct FoldChannelAffine : OpRewritePattern<Conv2DOp> {
     }
     // A pure shift (a = 1, e.g. a bias add) keeps the weights attribute as it was.
     bool unscaled = llvm::all_of(f->a, [](double a) { return a == 1.0; });
+    // The scale would apply to the residual too, which is no weight: only shifts fold.
+    if (conv.getResidual() && !unscaled)
+      return rewriter.notifyMatchFailure(conv, "a scale would scale the residual too");
     bool noBias =
         !conv.getBiasAttr() && llvm::all_of(f->b, [](double b) { return b == 0.0; });
     auto biasType = RankedTensorType::get({k}, rewriter.getF32Type());
@@ -248,7 +251,8 @@ struct FoldChannelAffine : OpRewritePattern<Conv2DOp> {
         noBias ? ElementsAttr()
                : ElementsAttr(DenseElementsAttr::get(biasType, ArrayRef<float>(bias)));
     rewriter.replaceOpWithNewOp<Conv2DOp>(
-        g, res.getType(), conv.getInput(), newWeights, newBias, conv.getStridesAttr(),
+        g, res.getType(), conv.getInput(), conv.getResidual(), newWeights, newBias,
+        conv.getStridesAttr(),
         conv.getPaddingAttr(), conv.getDilationsAttr(), conv.getGroupsAttr(),
         ActivationAttr::get(getContext(), activation), conv.getPairingAttr(),
         conv.getAccumulateAttr(), conv.getLayoutAttr());

@@ -173,7 +173,8 @@ LogicalResult replaceWithSpconv(ConvOp conv, ElementsAttr weights, int64_t group
                    dilations, groups))
     return rewriter.notifyMatchFailure(conv, "shape spconv.conv2d cannot express");
   rewriter.replaceOpWithNewOp<Conv2DOp>(
-      conv, resultType, input, weights, *bias, rewriter.getDenseI64ArrayAttr(strides),
+      conv, resultType, input, /*residual=*/Value(), weights, *bias,
+      rewriter.getDenseI64ArrayAttr(strides),
       rewriter.getDenseI64ArrayAttr(padding), rewriter.getDenseI64ArrayAttr(dilations),
       rewriter.getI64IntegerAttr(groups),
       ActivationAttr::get(rewriter.getContext(), Activation::none), OutputPairingAttr(),
@@ -335,7 +336,7 @@ struct FuseEpilogue : OpRewritePattern<Conv2DOp> {
     if (e->bias && conv.getBiasAttr())
       return rewriter.notifyMatchFailure(conv, "already has a bias");
     rewriter.replaceOpWithNewOp<Conv2DOp>(
-        user, res.getType(), conv.getInput(), conv.getWeights(),
+        user, res.getType(), conv.getInput(), conv.getResidual(), conv.getWeights(),
         e->bias ? e->bias : conv.getBiasAttr(), conv.getStridesAttr(), conv.getPaddingAttr(),
         conv.getDilationsAttr(), conv.getGroupsAttr(),
         e->relu ? ActivationAttr::get(getContext(), Activation::relu) : conv.getActivationAttr(),

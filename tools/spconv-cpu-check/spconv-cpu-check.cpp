@@ -268,8 +268,11 @@ static int64_t countZeroFMAs(Operation *kernel) {
 
 /// The direct convolution in double over the zero-padded input, NCHW x K(C/groups)RS -> NKPQ,
 /// bias then the activation. Output channel k reads the input channels of its group only.
+/// The conv in double from its attributes, plus `residual` (NCHW, the output's shape) where
+/// the op has one, then the activation; with `absolute`, the same of |input|, |weights|,
+/// |bias| and |residual| (the bound's scale), without the activation.
 static std::vector<double> reference(const ConvCase &cc, const float *in,
-                                     bool absolute = false) {
+                                     const float *residual, bool absolute = false) {
   const ConvShape s = cc.shape.logical();
   std::vector<double> out(s.n * s.k * s.p * s.q);
   for (int64_t n = 0; n < s.n; ++n)
@@ -293,8 +296,11 @@ static std::vector<double> reference(const ConvCase &cc, const float *in,
                 double w = cc.weights[((k * s.cpg() + cg) * s.r + r) * s.s + x0];
                 acc += absolute ? std::fabs(w * v) : w * v;
               }
+          int64_t at = ((n * s.k + k) * s.p + p) * s.q + q;
+          if (residual)
+            acc += absolute ? std::fabs(double(residual[at])) : double(residual[at]);
           if (absolute) {
-            out[((n * s.k + k) * s.p + p) * s.q + q] = acc;
+            out[at] = acc;
             continue;
           }
           if (s.activation != Epilogue::none && !std::isnan(acc)) // maximumf: NaN propagates
@@ -304,6 +310,20 @@ static std::vector<double> reference(const ConvCase &cc, const float *in,
           out[((n * s.k + k) * s.p + p) * s.q + q] = acc;
         }
   return out;
+}
+
+/// Calls a JIT'd kernel (the C interface of its memrefs): (input, output), or (input,
+/// residual, output) where the conv has a residual.
+template <typename T>
+static void callKernel(void *fn, StridedMemRefType<T, 4> *in, StridedMemRefType<T, 4> *residual,
+                       StridedMemRefType<T, 4> *out) {
+  using Fn2 = void (*)(StridedMemRefType<T, 4> *, StridedMemRefType<T, 4> *);
+  using Fn3 =
+      void (*)(StridedMemRefType<T, 4> *, StridedMemRefType<T, 4> *, StridedMemRefType<T, 4> *);
+  if (residual)
+    reinterpret_cast<Fn3>(fn)(in, residual, out);
+  else
+    reinterpret_cast<Fn2>(fn)(in, out);
 }
 
 /// Where element e (row-major NCHW index) of a tensor of n images of `perImage` elements
@@ -544,29 +564,32 @@ int main(int argc, char **argv) {
     std::vector<bool> unwrittenAt(outSize);
     for (float &v : inValues)
       v = normal(rng);
+    // The residual (ConvShape::residual), the output's shape and layout, drawn after the
+    // input so that convs without one see the inputs they saw before.
+    bool hasResidual = cc.shape.residual;
+    std::vector<float> resValues(hasResidual ? outSize : 0);
+    for (float &v : resValues)
+      v = normal(rng);
     bool guardsIntact;
     ConvCase refCase = cc;
     if (!half) {
-      using KernelFn = void (*)(StridedMemRefType<float, 4> *, StridedMemRefType<float, 4> *);
-      auto fn = reinterpret_cast<KernelFn>(*fnOrErr);
-      GuardedBuffer<float> in(inSize), out(outSize);
+      GuardedBuffer<float> in(inSize), out(outSize), res(resValues.size());
       std::copy(inValues.begin(), inValues.end(), in.data());
+      std::copy(resValues.begin(), resValues.end(), res.data());
       auto inDesc = in.descriptor(s.n, s.c, s.h, s.w);
       auto outDesc = out.descriptor(s.n, s.k, s.p, s.q);
-      fn(&inDesc, &outDesc);
+      auto resDesc = res.descriptor(s.n, s.k, s.p, s.q);
+      callKernel(*fnOrErr, &inDesc, hasResidual ? &resDesc : nullptr, &outDesc);
       if (testPoisonOutput >= 0 && testPoisonOutput < out.size)
         out.data()[testPoisonOutput] = poisonOf<float>();
       for (int64_t e = 0; e < outSize; ++e) {
         outValues[e] = out.data()[e];
         unwrittenAt[e] = isPoison(out.data()[e]);
       }
-      guardsIntact = in.guardsIntact() && out.guardsIntact();
+      guardsIntact = in.guardsIntact() && out.guardsIntact() && res.guardsIntact();
     } else {
-      using KernelFn =
-          void (*)(StridedMemRefType<uint16_t, 4> *, StridedMemRefType<uint16_t, 4> *);
-      auto fn = reinterpret_cast<KernelFn>(*fnOrErr);
       const llvm::fltSemantics &sem = halfSemantics(cc.shape.precision);
-      GuardedBuffer<uint16_t> in(inSize), out(outSize);
+      GuardedBuffer<uint16_t> in(inSize), out(outSize), res(resValues.size());
       // Logical NCHW element e lies at storedAt(...) of its buffer (the conv's layout).
       Layout layout = cc.shape.layout;
       for (int64_t e = 0; e < inSize; ++e) {
@@ -574,9 +597,15 @@ int main(int argc, char **argv) {
         h = toHalfBits(inValues[e], sem);
         inValues[e] = fromHalfBits(h, sem);
       }
+      for (size_t e = 0; e < resValues.size(); ++e) {
+        uint16_t &h = res.data()[storedAt(layout, e, s.n, s.k * s.p * s.q)];
+        h = toHalfBits(resValues[e], sem);
+        resValues[e] = fromHalfBits(h, sem);
+      }
       auto inDesc = in.descriptor(s.n, s.c, s.h, s.w);
       auto outDesc = out.descriptor(s.n, s.k, s.p, s.q);
-      fn(&inDesc, &outDesc);
+      auto resDesc = res.descriptor(s.n, s.k, s.p, s.q);
+      callKernel(*fnOrErr, &inDesc, hasResidual ? &resDesc : nullptr, &outDesc);
       if (testPoisonOutput >= 0 && testPoisonOutput < out.size)
         out.data()[testPoisonOutput] = poisonOf<uint16_t>();
       for (int64_t e = 0; e < outSize; ++e) {
@@ -584,7 +613,7 @@ int main(int argc, char **argv) {
         outValues[e] = fromHalfBits(h, sem);
         unwrittenAt[e] = isPoison(h);
       }
-      guardsIntact = in.guardsIntact() && out.guardsIntact();
+      guardsIntact = in.guardsIntact() && out.guardsIntact() && res.guardsIntact();
       // The reference computes with what the kernel computes with: the weights and bias
       // rounded to its type (spconv-fold-weights refused the compile otherwise).
       int64_t crossed;
@@ -596,14 +625,15 @@ int main(int argc, char **argv) {
 
     if (testPerturbWeight >= 0 && testPerturbWeight < int64_t(cc.weights.size()))
       refCase.weights[testPerturbWeight] += 1.0f;
-    std::vector<double> ref = reference(refCase, inValues.data());
+    const float *resPtr = hasResidual ? resValues.data() : nullptr;
+    std::vector<double> ref = reference(refCase, inValues.data(), resPtr);
     // Half precision: the stated bound (docs/design.md, "Half precision") instead of a
     // relative tolerance: unit roundoff x terms x the conv of the absolute values.
     std::vector<double> absRef;
     double unitRoundoff = 0, tiny = 0;
     int64_t terms = 0;
     if (half) {
-      absRef = reference(refCase, inValues.data(), /*absolute=*/true);
+      absRef = reference(refCase, inValues.data(), resPtr, /*absolute=*/true);
       HalfNumerics bound = halfNumerics(cc.shape, cc.tiling, cc.weights);
       unitRoundoff = bound.unitRoundoff;
       tiny = bound.tiny;

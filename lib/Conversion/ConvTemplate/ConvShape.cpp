@@ -33,6 +33,7 @@ ConvShape ConvShape::fromOp(Conv2DOp op) {
   s.dw = op.getDilations()[1];
   s.hasBias = static_cast<bool>(op.getBiasAttr());
   s.activation = static_cast<Epilogue>(op.getActivation());
+  s.residual = static_cast<bool>(op.getResidual());
   s.groups = op.getGroups();
   Type elem = op.getInputType().getElementType();
   s.precision = elem.isF16() ? Precision::f16 : elem.isBF16() ? Precision::bf16 : Precision::f32;
@@ -161,7 +162,9 @@ std::string ConvShape::str() const {
                          .str()
                    : std::string()) +
          // NCHW keys are what they were before layouts: cached templates stay valid.
-         (layout != Layout::nchw ? std::string("lay") + layoutName(layout) : std::string());
+         (layout != Layout::nchw ? std::string("lay") + layoutName(layout) : std::string()) +
+         // Keys without a residual are what they were before it: cached templates stay valid.
+         (residual ? "res" : "");
 }
 
 std::string Tiling::str() const {

@@ -39,6 +39,10 @@ HalfNumerics spconv::halfNumerics(const ConvShape &words, const Tiling &tiling,
   // gamma_L / u, in whole terms; a run that long (L u >= 1/2) bounds nothing useful, and is
   // stated as such rather than hidden.
   int64_t runTerms = lu < 0.5 ? int64_t(std::ceil(n.longestRun / (1.0 - lu))) : 2 * n.longestRun;
-  n.errorTerms = runTerms + std::max<int64_t>(1, tiling.splitC) + 1;
+  // A residual is added to the rounded output in its type: one more rounding, of
+  // |sum + residual|, which the checkers' |reference| includes (docs/design.md, "Residual
+  // epilogue").
+  n.errorTerms =
+      runTerms + std::max<int64_t>(1, tiling.splitC) + 1 + (words.residual ? 1 : 0);
   return n;
 }

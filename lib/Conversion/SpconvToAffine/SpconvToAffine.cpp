@@ -285,7 +285,12 @@ gpu::GPUFuncOp spconv::emitAffineGPUKernel(const ConvShape &shape, const Tiling 
                       gpu::AddressSpaceAttr::get(ctx, gpu::GPUDialect::getWorkgroupAddressSpace()));
 
   OpBuilder b = OpBuilder::atBlockEnd(gpuModule.getBody());
-  auto func = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType({inType, outType}, {}),
+  // (input, [residual,] output): the residual has the output's type (ConvShape::residual).
+  SmallVector<Type, 3> params{inType};
+  if (shape.residual)
+    params.push_back(outType);
+  params.push_back(outType);
+  auto func = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(params, {}),
                                      TypeRange{tileType}, TypeRange{});
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   // The tile is read with 8- and 16-byte shared loads (adjacent columns, channel vectors):
@@ -301,7 +306,9 @@ gpu::GPUFuncOp spconv::emitAffineGPUKernel(const ConvShape &shape, const Tiling 
 
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);
-  Value input = entry.getArgument(0), output = entry.getArgument(1);
+  Value input = entry.getArgument(0), output = entry.getArgument(params.size() - 1);
+  if (shape.residual)
+    emitter.setResidual(entry.getArgument(1));
   Value tile = func.getWorkgroupAttributions().front();
   Value blockTid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value tileIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);

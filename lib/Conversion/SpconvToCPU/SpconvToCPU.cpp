@@ -54,12 +54,19 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
   int64_t maxAccs = tiling.blockK * tiling.outputsPerThread;
 
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  auto func = func::FuncOp::create(b, loc, name, b.getFunctionType({inType, outType}, {}));
+  // (input, [residual,] output), as the GPU kernel (SpconvToAffine.cpp).
+  SmallVector<Type, 3> params{inType};
+  if (shape.residual)
+    params.push_back(outType);
+  params.push_back(outType);
+  auto func = func::FuncOp::create(b, loc, name, b.getFunctionType(params, {}));
   func->setAttr("llvm.emit_c_interface", b.getUnitAttr());
   func->setAttr(kTemplateAttr, b.getUnitAttr());
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
-  Value input = entry->getArgument(0), output = entry->getArgument(1);
+  Value input = entry->getArgument(0), output = entry->getArgument(params.size() - 1);
+  if (shape.residual)
+    emitter.setResidual(entry->getArgument(1));
   Value tile = memref::AllocaOp::create(b, loc, MemRefType::get({g.blockSharedFloats}, lane));
   int64_t threads = tiling.threads(); // of one group
   // Images per block: a phase runs the threads of every image's group (emitImageCoords).

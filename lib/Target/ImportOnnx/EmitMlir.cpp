@@ -72,11 +72,11 @@ OwningOpRef<ModuleOp> spconv::onnx_import::emitConvFuncs(const OnnxGraph &graph,
     if (conv.bias)
       bias = blobAttr(RankedTensorType::get({g.filter[0]}, elem), conv.funcName + "_bias",
                       *conv.bias);
-    auto op = Conv2DOp::create(inner, loc, resultType, body->getArgument(0), weights, bias,
-                               ArrayRef<int64_t>(g.strides), ArrayRef<int64_t>(g.pads),
-                               ArrayRef<int64_t>(g.dilations),
-                               static_cast<uint64_t>(g.group), conv.activation,
-                               OutputPairingAttr(), TypeAttr(), TensorLayout::nchw);
+    auto op =
+        Conv2DOp::create(inner, loc, resultType, body->getArgument(0), /*residual=*/Value(),
+                         weights, bias, ArrayRef<int64_t>(g.strides), ArrayRef<int64_t>(g.pads),
+                         ArrayRef<int64_t>(g.dilations), static_cast<uint64_t>(g.group),
+                         conv.activation, OutputPairingAttr(), TypeAttr(), TensorLayout::nchw);
     func::ReturnOp::create(inner, loc, op.getResult());
   }
   return module;

@@ -371,3 +371,19 @@ func.func @unknown_layout(%x: tensor<2x1x4x4xf16>) -> tensor<2x1x4x4xf16> {
   %y = spconv.conv2d %x {weights = dense<1.0> : tensor<1x1x1x1xf32>, layout = #spconv.layout<nhwc>} : tensor<2x1x4x4xf16> -> tensor<2x1x4x4xf16>
   return %y : tensor<2x1x4x4xf16>
 }
+
+// -----
+
+func.func @residual_of_another_type(%x: tensor<2x1x4x4xf16>, %r: tensor<2x1x4x4xf32>) -> tensor<2x1x4x4xf16> {
+  // expected-error @+1 {{'residual' type 'tensor<2x1x4x4xf32>' must equal the result type 'tensor<2x1x4x4xf16>'}}
+  %y = spconv.conv2d %x residual(%r : tensor<2x1x4x4xf32>) {weights = dense<1.0> : tensor<1x1x1x1xf32>} : tensor<2x1x4x4xf16> -> tensor<2x1x4x4xf16>
+  return %y : tensor<2x1x4x4xf16>
+}
+
+// -----
+
+func.func @residual_of_another_shape(%x: tensor<2x1x4x4xf32>, %r: tensor<2x1x2x2xf32>) -> tensor<2x1x2x2xf32> {
+  // expected-error @+1 {{'residual' type 'tensor<2x1x4x4xf32>' must equal the result type 'tensor<2x1x2x2xf32>'}}
+  %y = spconv.conv2d %x residual(%x : tensor<2x1x4x4xf32>) {weights = dense<1.0> : tensor<1x1x1x1xf32>, strides = array<i64: 2, 2>} : tensor<2x1x4x4xf32> -> tensor<2x1x2x2xf32>
+  return %y : tensor<2x1x2x2xf32>
+}

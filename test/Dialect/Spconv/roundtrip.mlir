@@ -84,6 +84,15 @@ func.func @half(%x: tensor<1x1x4x4xf16>, %z: tensor<2x1x4x4xbf16>) -> (tensor<1x
   return %y, %w, %a : tensor<1x2x4x4xf16>, tensor<2x2x4x4xbf16>, tensor<1x2x4x4xf16>
 }
 
+// A residual, added before the activation (docs/design.md, "Residual epilogue").
+// CHECK-LABEL: func.func @residual
+// CHECK: spconv.conv2d %{{.*}} residual(%{{.*}} : tensor<2x2x4x4xf16>) {activation = #spconv.activation<relu>, weights = dense<1.500000e+00> : tensor<2x1x1x1xf32>} : tensor<2x1x4x4xf16> -> tensor<2x2x4x4xf16>
+// GENERIC: "spconv.conv2d"(%{{.*}}, %{{.*}}) <{activation = #spconv.activation<relu>
+func.func @residual(%x: tensor<2x1x4x4xf16>, %r: tensor<2x2x4x4xf16>) -> tensor<2x2x4x4xf16> {
+  %y = spconv.conv2d %x residual(%r : tensor<2x2x4x4xf16>) {weights = dense<1.5> : tensor<2x1x1x1xf32>, activation = #spconv.activation<relu>} : tensor<2x1x4x4xf16> -> tensor<2x2x4x4xf16>
+  return %y : tensor<2x2x4x4xf16>
+}
+
 // CHECK: dialect_resources: {
 // CHECK-NEXT: builtin: {
 // CHECK-DAG: w0: "0x040000000000803F000000000000000000000040"

@@ -57,6 +57,9 @@ struct ConvShape {
   int64_t dh, dw;          // dilations
   bool hasBias;
   Epilogue activation;
+  // The op's `residual`: the kernel takes a third tensor, of the output's shape and layout,
+  // added to each output before the activation (docs/design.md, "Residual epilogue").
+  bool residual = false;
   int64_t groups = 1;      // output channel k reads input channels of group k / kpg()
   // Half precision: the shape above is the kernel's view, a conv over 32-bit words, whose
   // paired dimension (n, p or q) is ceil(E / 2) of the conv's extent E = pairedExtent.

@@ -58,6 +58,9 @@ public:
   /// GPU kernels stage with cp.async (nvgpu.device_async_copy, zero-filling the padding)
   /// and wait for their copies at the end of each stage; the CPU twin loads and stores.
   void setAsyncStaging(bool async) { asyncStaging = async; }
+  /// The kernel's residual tensor (ConvShape::residual; of the output's memref type), which
+  /// emitStore adds to each output before the activation.
+  void setResidual(mlir::Value r) { residual = r; }
   const Tiling &getTiling() const { return tiling; }
 
   /// Where the chunk loop of a group's chunks [first, last) ends: chunks [first, end) run
@@ -160,7 +163,8 @@ public:
                          mlir::Value tile) const;
   void emitAddPartials(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid,
                        llvm::SmallVectorImpl<mlir::Value> &accs, mlir::Value tile) const;
-  /// Stores the thread's outputs (after the activation) where they fall inside the output.
+  /// Stores the thread's outputs (after the residual, read at the same element, and the
+  /// activation) where they fall inside the output.
   /// Channel kk of block `kb` goes to output channel kb * blockK + kk, or, when `kBase` is
   /// given (a block template, whose channel block is only known at run time), to
   /// kBase + kk, skipped when that is past K.
@@ -221,6 +225,7 @@ private:
   Tiling tiling;
   KernelGeometry geom;
   bool asyncStaging = false;
+  mlir::Value residual;
 };
 
 /// Checks what every template lowering needs and reports a located error otherwise.

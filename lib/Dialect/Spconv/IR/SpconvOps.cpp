@@ -111,6 +111,10 @@ LogicalResult Conv2DOp::verify() {
       failed(verifyNCHW(op, "result", getResult().getType())))
     return failure();
 
+  if (Value r = getResidual(); r && r.getType() != getResult().getType())
+    return emitOpError("'residual' type ")
+           << r.getType() << " must equal the result type " << getResult().getType();
+
   ShapedType wt = getWeightsType();
   if (!wt.hasRank() || wt.getRank() != 4)
     return emitOpError("'weights' must have rank 4 (KxCxRxS)");

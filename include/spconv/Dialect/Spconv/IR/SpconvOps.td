@@ -35,6 +35,12 @@ def Spconv_Conv2DOp : Spconv_Op<"conv2d", [Pure]> {
     default), or `image_pairs` (half precision, even batch: images n and n + N/2 interleaved
     in 32-bit words, so the kernel moves whole words; the pairing is then `images`).
 
+    `residual` (optional) is a tensor of the result's type added to the conv's output
+    before the activation: result = activation(conv + bias + residual), a residual block's
+    `relu(conv(x) + identity)` in one kernel that reads the identity in its epilogue instead
+    of an add and a ReLU pass over memory (docs/design.md, "Residual epilogue"). In half
+    precision the add is one more rounding, in the result's type, after the sums are rounded
+    to it.
     NaN and Inf weights are accepted and compiled as they are: they are nonzero, so they stay
     as FMA immediates and propagate exactly as they would in a dense convolution. Only +0.0 and
     -0.0 weights are deleted. A conv whose weights are all zero is valid (its result is the
@@ -47,10 +53,17 @@ def Spconv_Conv2DOp : Spconv_Op<"conv2d", [Pure]> {
                            activation = #spconv.activation<relu>}
         : tensor<1x3x32x32xf32> -> tensor<1x8x32x32xf32>
     ```
+    With a residual:
+    ```mlir
+    %y = spconv.conv2d %x residual(%id : tensor<1x8x32x32xf32>)
+           {weights = dense<...> : tensor<8x8x1x1xf32>, activation = #spconv.activation<relu>}
+        : tensor<1x8x32x32xf32> -> tensor<1x8x32x32xf32>
+    ```
   }];
 
   let arguments = (ins
     AnyRankedTensor:$input,
+    Optional<AnyRankedTensor>:$residual,
     ElementsAttr:$weights,
     OptionalAttr<ElementsAttr>:$bias,
     DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
@@ -64,7 +77,10 @@ def Spconv_Conv2DOp : Spconv_Op<"conv2d", [Pure]> {
   );
   let results = (outs AnyRankedTensor:$result);
 
-  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let assemblyFormat = [{
+    $input (`residual` `(` $residual^ `:` type($residual) `)`)? attr-dict `:` type($input)
+    `->` type($result)
+  }];
   let hasVerifier = 1;
 
   let extraClassDeclaration = [{
