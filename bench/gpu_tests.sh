@@ -32,7 +32,11 @@
 # both folds; *-async-*: those words staged by cp.async, with padding, asymmetric strides,
 # groups past K, double-buffered chunk loops over packed images past the batch, splits and
 # SM-affine queues, pieces, and adjacent pairs staged in a loop), checked element-wise
-# against the bound their sidecar states.
+# against the bound their sidecar states. Residual epilogues (res-*, *-res-*: --residual, the
+# kernel adds a third tensor before its activation; spconv-bench passes a random one and adds
+# it to the reference): FP32 and each half pairing, adjacent pairs and image pairs, with
+# splits, channel blocks past K under SM affinity, pieces, cp.async loops over packed images
+# past the batch, both folds.
 # Half precision (half-*): hand-written f16/bf16 kernels from bench/make_fake_half_case.py
 # (no compiler needed), checked element-wise against their stated bound; the broken ones
 # (an output left unwritten, an output moved 2x past its bound) must be rejected by
@@ -210,6 +214,18 @@ shapes=(
   "cv2-llvm|--shape 1,40,14,14,44,3,3 --pad 1,1,1,1 --bias --relu|--block-k=8 --fold-at=llvm --channel-vector=2"
   "f16-imgpairs-cv2-async-loop-images-partial|--shape 10,18,7,7,24,3,3 --pad 1,1,1,1 --bias --dtype f16 --layout image_pairs|--images-per-block=2 --block-k=8 --chunk-c=5 --chunk-loop=2 --async-staging=2 --channel-vector=2"
   "bf16-cv4-rows|--shape 1,20,9,10,16,3,3 --pad 1,1,1,1 --dtype bf16 --pairing rows|--chunk-c=7 --channel-vector=4"
+  "res-f32|--shape 2,24,10,12,20,3,3 --pad 1,1,1,1 --bias --relu --residual"
+  "res-f32-pieces-affine|--shape 3,24,10,12,20,3,3 --pad 1,1,1,1 --bias --relu --residual|--block-k=4 --sm-affinity=2 --code-budget=400 --share-staging=false"
+  "f16-res-images|--shape 3,24,10,10,16,3,3 --pad 1,1,1,1 --bias --relu --dtype f16 --residual"
+  "bf16-res-rows|--shape 1,20,9,10,16,3,3 --pad 1,1,1,1 --dtype bf16 --pairing rows --relu6 --residual"
+  "f16-res-columns|--shape 1,8,10,9,16,3,3 --pad 1,1,1,1 --dtype f16 --residual"
+  "f16-res-adjpair|--shape 3,24,6,14,20,1,1 --bias --relu --dtype f16 --residual"
+  "f16-res-split|--shape 4,96,10,10,40,3,3 --pad 1,1,1,1 --relu --dtype f16 --accumulate f32 --residual|--chunk-c=8 --chunk-loop=2 --split-c=2 --block-k=8"
+  "f16-imgpairs-res|--shape 4,64,14,14,256,1,1 --bias --relu --dtype f16 --layout image_pairs --residual"
+  "f16-imgpairs-res-groups-affine|--shape 4,24,9,9,20,3,3 --pad 1,1,1,1 --relu --dtype f16 --layout image_pairs --residual|--block-k=8 --sm-affinity=2"
+  "f16-imgpairs-res-async-loop-images-partial|--shape 10,64,7,7,24,3,3 --pad 1,1,1,1 --bias --relu --dtype f16 --layout image_pairs --residual|--images-per-block=2 --block-k=8 --chunk-c=6 --chunk-loop=2 --async-staging=2"
+  "bf16-imgpairs-res-pieces|--shape 4,48,9,12,13,3,3 --pad 1,1,1,1 --dtype bf16 --layout image_pairs --residual|--block-k=3 --code-budget=150"
+  "f16-imgpairs-res-llvm|--shape 2,64,14,14,44,1,1 --bias --relu --dtype f16 --layout image_pairs --residual|--block-k=8 --fold-at=llvm"
 )
 sparsities=(0 0.5 0.9 1.0)
 # name|make_fake_half_case.py flags|the status spconv-bench must give (ok or failed)

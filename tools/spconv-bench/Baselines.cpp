@@ -132,7 +132,8 @@ void CudnnConv::run(cudaStream_t s) {
   CUDNN_CHECK(cudnnConvolutionForward(h_, &one, xd_, x, wd_, w_, cd_, algo_, ws_, wsBytes_,
                                       &zero, yd_, y_));
   if (needsEpilogue(conv_))
-    biasActivation(y_, bias_, conv_.N, conv_.K, conv_.P * conv_.Q, conv_.activation, s);
+    biasActivation(y_, bias_, /*residual=*/nullptr, conv_.N, conv_.K, conv_.P * conv_.Q,
+                   conv_.activation, s);
 }
 
 std::string CudnnConv::algoName() const {
@@ -288,7 +289,7 @@ void CusparseConv::run(cudaStream_t s) {
   im2col(x_, cols_, sh, s);
   spmm(s);
   if (needsEpilogue(c))
-    biasActivation(y_, bias_, c.N, c.K, c.P * c.Q, c.activation, s);
+    biasActivation(y_, bias_, /*residual=*/nullptr, c.N, c.K, c.P * c.Q, c.activation, s);
 }
 
 std::string CusparseConv::algName() const {

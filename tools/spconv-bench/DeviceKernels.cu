@@ -41,13 +41,15 @@ __global__ void fillNaNKernel(float *x, int64_t n) {
     x[i] = __int_as_float(0x7fc00000);
 }
 
-__global__ void biasActKernel(float *y, const float *bias, int K, int64_t PQ, int64_t total,
-                              int act) {
+__global__ void biasActKernel(float *y, const float *bias, const float *residual, int K,
+                              int64_t PQ, int64_t total, int act) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
        i += (int64_t)gridDim.x * blockDim.x) {
     float v = y[i];
     if (bias)
       v += bias[(i / PQ) % K];
+    if (residual)
+      v += residual[i];
     if (act >= 1) // relu, relu6
       v = fmaxf(v, 0.0f);
     if (act == 2) // relu6
@@ -185,11 +187,11 @@ void fillNaN(float *x, int64_t n, cudaStream_t s) {
   CUDART_CHECK(cudaGetLastError());
 }
 
-void biasActivation(float *y, const float *bias, int N, int K, int64_t PQ,
-                    const std::string &activation, cudaStream_t s) {
+void biasActivation(float *y, const float *bias, const float *residual, int N, int K,
+                    int64_t PQ, const std::string &activation, cudaStream_t s) {
   int act = activation == "relu6" ? 2 : activation == "relu" ? 1 : 0;
   int64_t total = (int64_t)N * K * PQ;
-  biasActKernel<<<gridFor(total, 256), 256, 0, s>>>(y, bias, K, PQ, total, act);
+  biasActKernel<<<gridFor(total, 256), 256, 0, s>>>(y, bias, residual, K, PQ, total, act);
   CUDART_CHECK(cudaGetLastError());
 }
 

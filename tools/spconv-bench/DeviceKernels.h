@@ -1,9 +1,10 @@
 //===- DeviceKernels.h - Helper kernels for spconv-bench --------*- C++ -*-===//
 //
 // Small CUDA kernels the benchmark needs around the contenders: seeded random input,
-// NaN poisoning, the bias/ReLU epilogue for the library baselines, im2col for the
-// cuSPARSE baseline, explicit zero padding for cuDNN, and an on-device error reduction (outputs reach ~1 GB at batch 64,
-// too much to copy back and compare on the host).
+// NaN poisoning, the bias/residual/ReLU epilogue for the library baselines and the
+// reference, im2col for the cuSPARSE baseline, explicit zero padding for cuDNN, and an
+// on-device error reduction (outputs reach ~1 GB at batch 64, too much to copy back and
+// compare on the host).
 //
 //===----------------------------------------------------------------------===//
 #ifndef SPCONV_BENCH_DEVICEKERNELS_H
@@ -25,10 +26,12 @@ struct Im2colShape {
 // x[i] ~ N(0, 1), a pure function of (seed, i): reruns see the same input.
 void fillNormal(float *x, int64_t n, uint64_t seed, cudaStream_t s);
 void fillNaN(float *x, int64_t n, cudaStream_t s);
-// y[n][k][*] = act(y[n][k][*] + bias[k]); bias may be null; activation is the sidecar's
-// "none", "relu" or "relu6".
-void biasActivation(float *y, const float *bias, int N, int K, int64_t PQ,
-                    const std::string &activation, cudaStream_t s);
+// y[n][k][*] = act(y[n][k][*] + bias[k] + residual[n][k][*]); bias and residual (NKPQ, as
+// y) may be null; activation is the sidecar's "none", "relu" or "relu6". The residual sits
+// between the bias and the activation, where a residual kernel adds it (docs/launch-abi.md);
+// the library baselines pass none (they are timed without the add).
+void biasActivation(float *y, const float *bias, const float *residual, int N, int K,
+                    int64_t PQ, const std::string &activation, cudaStream_t s);
 // cols[n][(c*R + r)*S + s][p*Q + q] = x[n][c][p*sh - pt + r*dh][q*sw - pl + s*dw] (0 outside).
 void im2col(const float *x, float *cols, const Im2colShape &sh, cudaStream_t s);
 // xp[nc][h][w] = x[nc][h - top][w - left] (0 outside x), xp of NC x Hp x Wp: explicit

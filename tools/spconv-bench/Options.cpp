@@ -30,7 +30,8 @@ Options:
   --batches N          timed batches per contender, median reported (default 7, min 5)
   --iters N            runs per batch (default: enough for a batch of >= 20 ms)
   --target-ms MS       batch duration used when --iters is not given (default 20)
-  --seed N             seed of the random normal input (default 20261122)
+  --seed N             seed of the random normal input (default 20261122; a residual
+                       kernel's residual uses N + 1)
   --tolerance T        max relative error allowed vs cuDNN FP32 (default 1e-4)
   --no-graph           time plain stream launches instead of CUDA graph replays
   --cold-l2            also time every contender with the L2 emptied of it before each run
@@ -66,6 +67,15 @@ its input and weights), and best_cudnn_half, the faster of the two, which the sp
 best_cudnn_half_over_ours is taken against. Their errors are reported against the same
 bound (informative). useful_tflops and roofline_pct use the paired half FMA peak
 (134 TFLOP/s) and 2-byte elements.
+
+Residual kernels (a param with "role": "residual"; docs/launch-abi.md): the kernel gets a
+third tensor, of the output's shape, dtype and layout, filled with random normal f32 from
+--seed + 1 (rounded to the kernel's type for half kernels, in image pairs where the param
+says so), in the sidecar's param order. It is checked against act(conv + bias + residual);
+in half precision absref adds |residual|. The baselines stay conv + bias + activation: they
+neither add the residual nor are timed with the add, which favours them, and their errors
+are against the reference without it. The JSON then has "residual": true and, on each
+baseline contender, "residual_included": false; io_bytes counts the residual's read.
 
 Exit status: 0 ok, 1 the generated kernel failed verification, 2 any other error.
 )";

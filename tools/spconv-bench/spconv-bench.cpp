@@ -148,6 +148,62 @@ Value convJson(const runtime::ConvDesc &c) {
   return v;
 }
 
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string t = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    t += (i ? ", " : "") + std::to_string(shape[i]);
+  return t + "]";
+}
+
+// Whether the kernel adds a residual (spconv.conv2d's `residual`: a param with role
+// "residual", the output's shape, dtype and layout; docs/launch-abi.md). The sidecar's
+// conv.has_residual, where stated, must agree: checked against the wrong reference, a
+// kernel would fail (or pass) for a reason that is not its own.
+bool kernelHasResidual(const runtime::KernelDesc &kd) {
+  const runtime::ConvDesc &c = kd.conv;
+  int count = 0;
+  for (const auto &p : kd.params) {
+    if (p.role != "residual")
+      continue;
+    ++count;
+    const std::vector<int64_t> nkpq{c.N, c.K, c.P, c.Q};
+    if (p.shape != nkpq)
+      throw std::runtime_error("param '" + p.name + "' (residual) has shape " +
+                               shapeText(p.shape) + ", the conv output " + shapeText(nkpq));
+  }
+  if (count > 1)
+    throw std::runtime_error("kernel '" + kd.entry + "' has " + std::to_string(count) +
+                             " residual params: at most one is supported");
+  if (const Value *conv = kd.raw.find("conv"))
+    if (const Value *h = conv->find("has_residual"); h && h->asBool() != (count == 1))
+      throw std::runtime_error(std::string("sidecar conv.has_residual is ") +
+                               (h->asBool() ? "true" : "false") + " but the kernel has " +
+                               (count ? "a" : "no") + " residual param");
+  return count == 1;
+}
+
+// y = act(conv(x, w) + bias + residual): the conv by cuDNN FP32, FMA math, implicit GEMM (a
+// plain sum, no Winograd/FFT error); bias (length K) and residual (NKPQ, as y) may be null.
+// The epilogue runs apart from the conv so that the residual lands between the bias and the
+// activation, where the kernel adds it; with no residual, the same two steps as a
+// CudnnConv of `c` with its epilogue.
+void referenceConv(cudnnHandle_t dnn, const runtime::ConvDesc &c, const float *x,
+                   const float *w, const float *bias, const float *residual, float *y,
+                   cudaStream_t s) {
+  runtime::ConvDesc plain = c;
+  plain.activation = "none";
+  plain.hasBias = false;
+  CudnnConv conv(dnn, plain, CUDNN_FMA_MATH, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, x, w,
+                 nullptr, y);
+  // Poisoned like every output: compare() and checkHalf reject a reference element nobody
+  // wrote.
+  fillNaN(y, c.N * c.K * c.P * c.Q, s);
+  conv.run(s);
+  if (bias || residual || c.activation != "none")
+    biasActivation(y, bias, residual, c.N, c.K, c.P * c.Q, c.activation, s);
+  CUDART_CHECK(cudaStreamSynchronize(s));
+}
+
 // The NVIDIA kernel module's version (e.g. "580.159.04"); cuDriverGetVersion only
 // gives the CUDA API level the driver supports.
 std::string kernelDriverVersion() {
@@ -189,16 +245,29 @@ void runBench(const Options &o, Value &report) {
   if (!kd.tiling.isNull())
     report.set("tiling", kd.tiling);
 
-  // Precision: the input and output params' dtype (f32, or a half kernel: HalfKernels.h).
+  // A residual kernel: result = act(conv + bias + residual), with a third pointer.
+  const bool hasResidual = kernelHasResidual(kd);
+  if (hasResidual) {
+    report.set("residual", true);
+    report.set("residual_note",
+               "the kernel adds a random normal residual (--seed + 1) before its activation; "
+               "the baselines compute conv + bias + activation without it (residual_included "
+               "false: the add is not timed for them, which favours them) and their errors "
+               "are against a reference without it");
+  }
+
+  // Precision: the tensor params' dtype (f32, or a half kernel: HalfKernels.h).
   std::string dtype;
-  // How the kernel stores its input and output (docs/launch-abi.md): the bench fills and
-  // reads those buffers in that layout and checks the logical NCHW tensors.
-  HalfLayout inLayout = HalfLayout::NCHW, outLayout = HalfLayout::NCHW;
+  // How the kernel stores its input, residual and output (docs/launch-abi.md): the bench
+  // fills and reads those buffers in that layout and checks the logical NCHW tensors.
+  HalfLayout inLayout = HalfLayout::NCHW, resLayout = HalfLayout::NCHW,
+             outLayout = HalfLayout::NCHW;
   for (const auto &p : kd.params) {
-    if (p.role != "input" && p.role != "output")
+    if (p.role != "input" && p.role != "residual" && p.role != "output")
       continue;
     if (p.layout == "image_pairs")
-      (p.role == "input" ? inLayout : outLayout) = HalfLayout::ImagePairs;
+      (p.role == "input" ? inLayout : p.role == "residual" ? resLayout : outLayout) =
+          HalfLayout::ImagePairs;
     if (!dtype.empty() && p.dtype != dtype)
       throw std::runtime_error("param '" + p.name + "' has dtype '" + p.dtype + "', another '" +
                                dtype + "': mixed precisions are not supported");
@@ -211,8 +280,9 @@ void runBench(const Options &o, Value &report) {
   if (half && !parseHalfType(dtype, ht))
     throw std::runtime_error("unsupported kernel dtype '" + dtype + "'");
   report.set("dtype", dtype);
-  // How the kernel stores its tensors (both params alike today; docs/launch-abi.md).
-  if (inLayout == HalfLayout::ImagePairs || outLayout == HalfLayout::ImagePairs)
+  // How the kernel stores its tensors (all params alike today; docs/launch-abi.md).
+  if (inLayout == HalfLayout::ImagePairs || resLayout == HalfLayout::ImagePairs ||
+      outLayout == HalfLayout::ImagePairs)
     report.set("layout", "image_pairs");
   HalfBound hb;
   if (half) {
@@ -255,9 +325,19 @@ void runBench(const Options &o, Value &report) {
     numerics.set("input", "random normal f32 (--seed), rounded to " + dtype +
                               " on the device (RNE); every contender computes with the "
                               "rounded values");
-    numerics.set("reference", "cuDNN FP32 (FMA math, implicit GEMM) of the rounded input, "
-                              "weights and bias, then the activation; absref: the same of "
-                              "|input|, |weights|, plus |bias|");
+    if (hasResidual) {
+      numerics.set("residual", "random normal f32 (--seed + 1), rounded to " + dtype +
+                                   " on the device (RNE); the reference adds the rounded "
+                                   "values");
+      numerics.set("reference", "cuDNN FP32 (FMA math, implicit GEMM) of the rounded input, "
+                                "weights and bias, plus the rounded residual, then the "
+                                "activation; absref: the same of |input|, |weights|, plus "
+                                "|bias| and |residual|");
+    } else {
+      numerics.set("reference", "cuDNN FP32 (FMA math, implicit GEMM) of the rounded input, "
+                                "weights and bias, then the activation; absref: the same of "
+                                "|input|, |weights|, plus |bias|");
+    }
     report.set("numerics", numerics);
   }
 
@@ -283,7 +363,9 @@ void runBench(const Options &o, Value &report) {
   const double usefulFlop = 2.0 * c.N * c.P * c.Q * double(nnz);
   const double elemBytes = half ? 2.0 : 4.0;
   const double peakFlops = half ? kPeakHalfx2Flops : kPeakFp32Flops;
-  const double ioBytes = elemBytes * (c.N * c.C * c.H * c.W + c.N * c.K * c.P * c.Q);
+  // A residual kernel reads one more tensor of the output's size.
+  const double ioBytes =
+      elemBytes * (c.N * c.C * c.H * c.W + c.N * c.K * c.P * c.Q * (hasResidual ? 2 : 1));
   const double rooflineMs = 1e3 * std::max(usefulFlop / peakFlops, ioBytes / kPeakBytesPerS);
   report.set("roofline_peak_flops", peakFlops);
   report.set("useful_flop", usefulFlop);
@@ -335,6 +417,11 @@ void runBench(const Options &o, Value &report) {
     CUDART_CHECK(cudaMemcpy(bDev.p, bias.data(), bias.size() * 4, cudaMemcpyHostToDevice));
   const float *biasPtr = bias.empty() ? nullptr : bDev.p;
   fillNormal(x.p, inCount, o.seed, stream);
+  // The residual: random normal like the input, from the next seed (another draw), kept in
+  // f32 NCHW for the references (rounded in place below for half kernels, as x is).
+  DevArray res(hasResidual ? outCount : 0);
+  if (hasResidual)
+    fillNormal(res.p, outCount, o.seed + 1, stream);
 
   // Half kernels: the input rounded in place (x then holds the rounded values as f32, for
   // every contender), its half copy for the kernel, and the weights and bias rounded as the
@@ -345,10 +432,18 @@ void runBench(const Options &o, Value &report) {
   const float *biasRoundedPtr = nullptr;
   // The input as the kernel stores it, where that is not NCHW.
   DevHalf xhStored(inLayout == HalfLayout::NCHW ? 0 : hIn);
+  // The residual's half copy, and as the kernel stores it where that is not NCHW.
+  const int64_t hRes = hasResidual ? hOut : 0;
+  DevHalf resh(hRes), reshStored(resLayout == HalfLayout::NCHW ? 0 : hRes);
   if (half) {
     roundToHalf(x.p, xh.p, x.p, inCount, ht, stream);
     if (inLayout == HalfLayout::ImagePairs)
       nchwToImagePairsHalf(xh.p, xhStored.p, c.N, c.C * c.H * c.W, stream);
+    if (hasResidual) {
+      roundToHalf(res.p, resh.p, res.p, outCount, ht, stream);
+      if (resLayout == HalfLayout::ImagePairs)
+        nchwToImagePairsHalf(resh.p, reshStored.p, c.N, c.K * c.P * c.Q, stream);
+    }
     roundToHalf(wDev.p, wh.p, wr.p, w.size(), ht, stream);
     DevHalf bh(bias.size());
     if (!bias.empty()) {
@@ -381,6 +476,11 @@ void runBench(const Options &o, Value &report) {
       const uint16_t *xin = inLayout == HalfLayout::NCHW ? xh.p : xhStored.p;
       args.push_back(half ? reinterpret_cast<CUdeviceptr>(xin)
                           : reinterpret_cast<CUdeviceptr>(x.p));
+    } else if (p.role == "residual") {
+      // Its shape was checked against the conv output (kernelHasResidual).
+      const uint16_t *rin = resLayout == HalfLayout::NCHW ? resh.p : reshStored.p;
+      args.push_back(half ? reinterpret_cast<CUdeviceptr>(rin)
+                          : reinterpret_cast<CUdeviceptr>(res.p));
     } else if (p.role == "output") {
       if (p.numElements() != outCount)
         throw std::runtime_error("param '" + p.name + "' has " + std::to_string(p.numElements()) +
@@ -401,34 +501,29 @@ void runBench(const Options &o, Value &report) {
       throw std::runtime_error(std::string("cudnnCreate failed: ") + cudnnGetErrorString(st));
   }
   std::unique_ptr<cudnnContext, decltype(&cudnnDestroy)> dnnGuard(dnn, cudnnDestroy);
-  {
-    CudnnConv ref(dnn, c, CUDNN_FMA_MATH, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, x.p, wDev.p,
-                  biasPtr, yRef.p);
-    // Poisoned like every output: compare() rejects a reference element nobody wrote.
-    fillNaN(yRef.p, outCount, stream);
-    ref.run(stream);
-    CUDART_CHECK(cudaStreamSynchronize(stream));
-  }
-  if (half) {
-    CudnnConv ref(dnn, c, CUDNN_FMA_MATH, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, x.p, wr.p,
-                  biasRoundedPtr, yRefH.p);
-    // Poisoned too: checkHalf rejects a ref or absref with an element nobody wrote.
-    fillNaN(yRefH.p, outCount, stream);
-    fillNaN(yAbs.p, outCount, stream);
-    ref.run(stream);
-    // absref: |x| * |w| + |bias|, no activation.
-    DevArray xAbs(inCount), wAbs(w.size()), bAbs(bias.size());
+  // yRef: of x and the weights and bias as given. Half kernels: yRefH, of the rounded weights
+  // and bias, and yAbs (absref), of the absolute values, without the activation. `residual`
+  // (f32 NCHW, the values the kernel gets; or null) is added before the activation, and its
+  // absolute value to absref: the bound then covers the kernel's rounding of the add.
+  auto computeReferences = [&](const float *residual) {
+    referenceConv(dnn, c, x.p, wDev.p, biasPtr, residual, yRef.p, stream);
+    if (!half)
+      return;
+    referenceConv(dnn, c, x.p, wr.p, biasRoundedPtr, residual, yRefH.p, stream);
+    // absref: |x| * |w| + |bias| + |residual|, no activation.
+    DevArray xAbs(inCount), wAbs(w.size()), bAbs(bias.size()), resAbs(residual ? outCount : 0);
     absolute(x.p, xAbs.p, inCount, stream);
     absolute(wr.p, wAbs.p, w.size(), stream);
     if (!bias.empty())
       absolute(br.p, bAbs.p, bias.size(), stream);
+    if (residual)
+      absolute(residual, resAbs.p, outCount, stream);
     runtime::ConvDesc ca = c;
     ca.activation = "none";
-    CudnnConv absRef(dnn, ca, CUDNN_FMA_MATH, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, xAbs.p,
-                     wAbs.p, bias.empty() ? nullptr : bAbs.p, yAbs.p);
-    absRef.run(stream);
-    CUDART_CHECK(cudaStreamSynchronize(stream));
-  }
+    referenceConv(dnn, ca, xAbs.p, wAbs.p, bias.empty() ? nullptr : bAbs.p,
+                  residual ? resAbs.p : nullptr, yAbs.p, stream);
+  };
+  computeReferences(hasResidual ? res.p : nullptr);
 
   // Verify the generated kernel before any timing, and again after every timed launch: a
   // kernel that keeps state between launches (the work queues of --sm-affinity=2) must leave
@@ -496,6 +591,11 @@ void runBench(const Options &o, Value &report) {
 
   Timing tOurs = timeRuns(runOurs, stream, topt);
   verifyOurs("spconv_after_timing", " after its timed launches");
+  // The baselines compute conv + bias + activation without the residual (not timed with the
+  // add, which favours them): their errors, informative, are against references without
+  // it. Nothing checks the generated kernel after this.
+  if (hasResidual)
+    computeReferences(nullptr);
   contenders.set("spconv", timingJson(tOurs, usefulFlop, rooflineMs));
   times.set("spconv", tOurs.medianMs);
 
@@ -511,6 +611,8 @@ void runBench(const Options &o, Value &report) {
     Value v = timingJson(t, usefulFlop, rooflineMs);
     for (const auto &kv : info.asObject())
       v.set(kv.first, kv.second);
+    if (hasResidual)
+      v.set("residual_included", false);
     contenders.set(name, v);
     times.set(name, t.medianMs);
     speedup.set(name, t.medianMs / tOurs.medianMs);
@@ -611,6 +713,8 @@ void runBench(const Options &o, Value &report) {
         v.set("workspace_bytes", static_cast<uint64_t>(conv->workspaceBytes()));
         if (nhwc)
           v.set("layout_transform_included", false);
+        if (hasResidual)
+          v.set("residual_included", false);
         v.set("note", nhwc ? "input and weights changed to NHWC before timing (not timed); the "
                              "output stays NHWC; bias/activation as a separate kernel, timed"
                            : "bias/activation as a separate kernel, timed");
