@@ -28,8 +28,12 @@ def check_kernel(k):
     if prod(block) > 1024:
         raise SidecarError("%s: %d threads per block" % (k["entry"], prod(block)))
     params = k.get("params", [])
-    if [p.get("role") for p in params] != ["input", "output"]:
-        raise SidecarError("%s: params must be (input, output)" % k["entry"])
+    # a conv with a residual (docs/launch-abi.md) takes it between input and output
+    roles = [p.get("role") for p in params]
+    if roles not in (["input", "output"], ["input", "residual", "output"]) or \
+            (len(roles) == 3) != bool(k.get("conv", {}).get("has_residual", False)):
+        raise SidecarError("%s: params must be (input, output), or (input, residual, "
+                           "output) for a conv with has_residual" % k["entry"])
     dtypes = {p.get("dtype", "f32") for p in params}
     if len(dtypes) != 1 or not dtypes <= {"f32", "f16", "bf16"}:
         raise SidecarError("%s: params must share one dtype of f32, f16, bf16" % k["entry"])
@@ -48,8 +52,8 @@ def check_kernel(k):
     c = k["conv"]
     if params[0]["shape"] != [c["N"], c["C"], c["H"], c["W"]]:
         raise SidecarError("%s: input shape does not match conv" % k["entry"])
-    if params[1]["shape"] != [c["N"], c["K"], c["P"], c["Q"]]:
-        raise SidecarError("%s: output shape does not match conv" % k["entry"])
+    if any(p["shape"] != [c["N"], c["K"], c["P"], c["Q"]] for p in params[1:]):
+        raise SidecarError("%s: output (and residual) shape does not match conv" % k["entry"])
     # grid.z runs over the batch, images_per_block images per block (1 when absent); grid.y
     # does with a channel-block-major grid (tiling.channel_block_major). A half kernel that
     # pairs images runs over ceil(N / 2) words of two images.

@@ -33,7 +33,9 @@ class ConvSpec:
     op's `accumulate` attribute ("f32": bounded half runs promoted to f32 sums; the dtype
     itself: sums in half precision), None for the compiler's default. layout: how the input
     and result are stored, "nchw" or "image_pairs" (a half dtype and an even batch: images n
-    and n + N/2 share a 32-bit word; docs/design.md "Image-pair layout")."""
+    and n + N/2 share a 32-bit word; docs/design.md "Image-pair layout"). residual: the func
+    takes a second argument of the result's type, the op's `residual`, added before the
+    activation (docs/design.md "Residual epilogue")."""
     name: str
     weights: np.ndarray
     input_shape: Tuple[int, int, int, int]
@@ -46,6 +48,7 @@ class ConvSpec:
     dtype: str = "f32"
     accumulate: Optional[str] = None
     layout: str = "nchw"
+    residual: bool = False
 
     @property
     def func(self):
@@ -99,11 +102,15 @@ def func_text(spec):
                                                             spec.dtype, spec.input_shape[0]))
         attrs.append("layout = #spconv.layout<%s>" % spec.layout)
     loc = spec.name.replace("\\", "\\\\").replace('"', '\\"')
-    return ("func.func @%s(%%x: %s) -> %s {\n"
-            "  %%y = spconv.conv2d %%x {%s}\n"
+    args, operand = "%%x: %s" % tin, ""
+    if spec.residual:
+        args += ", %%r: %s" % tout
+        operand = " residual(%%r : %s)" % tout
+    return ("func.func @%s(%s) -> %s {\n"
+            "  %%y = spconv.conv2d %%x%s {%s}\n"
             "      : %s -> %s loc(\"%s\")\n"
             "  return %%y : %s\n"
-            "}\n") % (f, tin, tout, ", ".join(attrs), tin, tout, loc, tout)
+            "}\n") % (f, args, tout, operand, ", ".join(attrs), tin, tout, loc, tout)
 
 
 def module_text(specs: Sequence[ConvSpec], header=""):

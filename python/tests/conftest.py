@@ -37,6 +37,9 @@ def fake_kernel(i, spec):
            "conv": {"N": n, "C": c, "H": h, "W": w, "K": k, "P": p, "Q": q,
                     "R": spec.weights.shape[2], "S": spec.weights.shape[3]},
            "weights_nnz": int((spec.weights != 0).sum()), "weights_total": spec.weights.size}
+    if getattr(spec, "residual", False):  # between input and output, the output's shape
+        out["params"].insert(1, dict(out["params"][1], name="residual", role="residual"))
+        out["conv"]["has_residual"] = True
     if getattr(spec, "layout", "nchw") != "nchw":
         for p in out["params"]:
             p["layout"] = spec.layout

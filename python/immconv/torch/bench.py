@@ -17,6 +17,10 @@ it, the faster of its two ways (`kept_channels_last_impl`: "folded", BN folded a
 fused, or "original", the baseline's modules), and `to_channels_last` and `to_nchw`: the
 layer's input converted to channels-last and back (`contiguous(memory_format=...)`), which
 the policy charges where a kept layer's layout differs from its neighbours' (layout.py).
+A layer fused with its residual add and ReLU (`residual`: layout.fuse_add_relu; a half
+kernel compiled with the residual does both in its epilogue) is timed with them on every
+side: the kernel alone, PyTorch's modules followed by the add and the ReLU (the baseline and
+`kept`), cuDNN's fused conv-add-ReLU (`kept_channels_last`, folded).
 A kernel in the image-pair layout (`spconv_layout` "image_pairs") is timed on its input as
 image pairs, and the row adds `to_image_pairs` and `from_image_pairs`: that input converted
 from NCHW and back (carry.py's conversions). A
@@ -99,7 +103,8 @@ def benchmark_layers(compiled_model, example_input, warmup=10, repeats=50, graph
     inputs, hooks = {}, []
     for n, m in layers:
         hooks.append(m.register_forward_pre_hook(
-            lambda mod, inp, n=n: inputs.__setitem__(n, inp[0].detach().clone())))
+            lambda mod, inp, n=n: inputs.__setitem__(
+                n, tuple(t.detach().clone() for t in inp))))
     modes = {n: m.mode for n, m in layers}
     flags = (torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32,
              torch.backends.cudnn.benchmark)
@@ -114,7 +119,7 @@ def benchmark_layers(compiled_model, example_input, warmup=10, repeats=50, graph
             for n, m in layers:
                 # every option timed on its own layout (the captured input may arrive
                 # channels-last, from a layer kept so): NCHW here, channels-last in baseline()
-                x = inputs[n]
+                x, r = (inputs[n] + (None,))[:2]
                 x = from_image_pairs(x) if x.dim() == 5 else x.contiguous()
                 name, orig, xb = baseline(m, x)
                 pairs = m.layout == IMAGE_PAIRS
@@ -123,9 +128,26 @@ def benchmark_layers(compiled_model, example_input, warmup=10, repeats=50, graph
                     timed = lambda fn: time_cuda_graph(fn, warmup, repeats, calls=calls)
                 else:
                     timed = lambda fn: time_cuda(fn, warmup, repeats)
-                t_sp = timed(lambda: m.run_kernel(xk)) if m.kernel is not None else None
-                t_cu = timed(lambda: orig(xb))
-                t_kept = t_cu if orig is m.original else timed(lambda: m.original(x))
+                # A layer fused with its residual (layout.fuse_add_relu) is timed with the
+                # add and the ReLU on every side: the kernel that takes the residual does
+                # them in its epilogue, PyTorch as it runs them (an add, then a ReLU).
+                rb = rk = None
+                if r is not None:
+                    r = from_image_pairs(r) if r.dim() == 5 else r.contiguous()
+                    rb = r.to(xb.dtype).contiguous(memory_format=torch.channels_last) \
+                        if xb is not x else r
+                    rk = to_image_pairs(r.to(m.dtype)) if pairs else r
+
+                def plus(fn, res):
+                    return fn if res is None else (lambda: (fn() + res).relu_())
+                if m.kernel is None:
+                    t_sp = None
+                elif m.takes_residual:
+                    t_sp = timed(lambda: m.run_kernel(xk, rk))
+                else:
+                    t_sp = timed(plus(lambda: m.run_kernel(xk), rk))
+                t_cu = timed(plus(lambda: orig(xb), rb))
+                t_kept = t_cu if orig is m.original else timed(plus(lambda: m.original(x), r))
                 w = m.weight
                 x_ratio = t_cu / t_sp if t_sp else None
                 row = {"layer": n, "module": n, "entry": m.kernel["entry"] if m.kernel else None,
@@ -139,16 +161,19 @@ def benchmark_layers(compiled_model, example_input, warmup=10, repeats=50, graph
                     row["accumulate"] = m.accumulate
                     # kept channels-last: the folded way, or the original modules (the
                     # baseline just timed), whichever is faster
-                    impl = m.kept_impl
-                    m.kept_impl = "folded"
-                    t_folded = timed(lambda: m.run_channels_last(xb))
-                    m.kept_impl = impl
+                    state = (m.mode, m.kept_layout, m.kept_impl)
+                    m.keep_in_torch("channels_last", "folded")
+                    t_folded = timed(lambda: m.run_channels_last(xb)) if r is None else \
+                        timed(lambda: m.add_relu(xb, rb))
+                    m.mode, m.kept_layout, m.kept_impl = state
                     row["kept_channels_last"] = min(t_folded, t_cu)
                     row["kept_channels_last_impl"] = "folded" if t_folded <= t_cu \
                         else "original"
                     row["to_channels_last"] = timed(
                         lambda: x.contiguous(memory_format=torch.channels_last))
                     row["to_nchw"] = timed(lambda: xb.contiguous())
+                if r is not None:
+                    row["residual"] = True
                 if pairs:
                     row["spconv_layout"] = IMAGE_PAIRS
                     row["to_image_pairs"] = timed(lambda: to_image_pairs(x))

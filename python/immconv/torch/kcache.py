@@ -125,6 +125,8 @@ def layer_key(spec, extra_args=()):
         desc["accumulate"] = spec.accumulate
     if getattr(spec, "layout", "nchw") != "nchw":
         desc["layout"] = spec.layout  # NCHW keys are unchanged by this
+    if getattr(spec, "residual", False):
+        desc["residual"] = True  # keys without one are unchanged by this
     return hashlib.sha256(json.dumps(desc, sort_keys=True).encode()).hexdigest()[:32]
 
 

@@ -384,28 +384,41 @@ def _is_relu(node, modules):
     return node.op in ("call_function", "call_method") and _op_name(node.target) in RELUS
 
 
+def add_relu_site(node, modules):
+    """(add, other, relu) where `node`'s one user is an add of it and another tensor
+    (`other`) whose one user is a ReLU: ResNet's `relu(bn3(conv3(x)) + identity)`; else
+    None."""
+    if len(node.users) != 1:
+        return None
+    (add,) = node.users
+    if add.op not in ("call_function", "call_method") or \
+            _op_name(add.target) not in ("add", "iadd", "add_") or add.kwargs or \
+            len(add.args) != 2 or len(add.users) != 1:
+        return None
+    other = add.args[1] if add.args[0] is node else add.args[0]
+    if other is node or not isinstance(other, torch.fx.Node):
+        return None
+    (relu,) = add.users
+    if not _is_relu(relu, modules) or len(relu.args) != 1:
+        return None
+    return add, other, relu
+
+
 def fuse_add_relu(gm, names):
     """Rewrite `relu(layer(x) + z)` (a named layer without an activation whose one user is an
     add whose one user is a ReLU: ResNet's conv3, identity, ReLU) into `layer(x, z)`,
-    which SpconvConv2d.add_relu runs as one cuDNN call when the layer is kept
+    which SpconvConv2d.add_relu runs as one kernel where the layer's kernel takes the
+    residual (compiled so: pipeline.plan), as one cuDNN call when the layer is kept
     channels-last, and as before otherwise. Returns the layers fused."""
     modules = dict(gm.named_modules())
     fused = []
     for node in list(gm.graph.nodes):
-        if node.op != "call_module" or node.target not in names or len(node.args) != 1 \
-                or len(node.users) != 1:
+        if node.op != "call_module" or node.target not in names or len(node.args) != 1:
             continue
-        (add,) = node.users
-        if add.op not in ("call_function", "call_method") or \
-                _op_name(add.target) not in ("add", "iadd", "add_") or add.kwargs or \
-                len(add.args) != 2 or len(add.users) != 1:
+        site = add_relu_site(node, modules)
+        if site is None:
             continue
-        other = add.args[1] if add.args[0] is node else add.args[0]
-        if other is node or not isinstance(other, torch.fx.Node):
-            continue
-        (relu,) = add.users
-        if not _is_relu(relu, modules) or len(relu.args) != 1:
-            continue
+        add, other, relu = site
         # at the add: the residual (ResNet's downsample) may be computed after the layer
         with gm.graph.inserting_before(add):
             call = gm.graph.call_module(node.target, (node.args[0], other))

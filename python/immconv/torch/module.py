@@ -33,6 +33,7 @@ deployment is not running what was compiled).
 """
 import copy
 import json
+import warnings
 
 import torch
 import torch.nn as nn
@@ -112,6 +113,10 @@ class SpconvConv2d(nn.Module):
                              "NCHW tensors, or image pairs of a half type and an even batch"
                              % (name, kernel.get("entry"), sorted(layouts)))
         self.layout = layouts.pop() if layouts else NCHW
+        # a kernel compiled with the residual (docs/launch-abi.md): add_relu runs it alone
+        self.takes_residual = any(p.get("role") == "residual"
+                                  for p in (kernel or {}).get("params", ()))
+        self._warned_residual = False
         self.io = NCHW  # what forward takes and gives; carry.py sets it
         self.mode = "auto"
         self.kept_layout = "nchw"
@@ -171,9 +176,10 @@ class SpconvConv2d(nn.Module):
             y = F.relu6(y)
         return y if self.dtype == torch.float32 else y.to(self.dtype)
 
-    def run_kernel(self, x):
+    def run_kernel(self, x, residual=None):
         """Launch the compiled kernel on PyTorch's current stream; output allocated by torch.
-        x is in the kernel's layout: NCHW, or a [N/2, C, H, W, 2] tensor of image pairs."""
+        x (and the residual, for a kernel that takes one: the output's shape) is in the
+        kernel's layout: NCHW, or a [N/2, C, H, W, 2] tensor of image pairs."""
         if self.kernel is None:
             raise RuntimeError("%s has no kernel (the half-precision default rule did not "
                                "compile it): it runs in mode 'torch'" % self.name)
@@ -183,19 +189,28 @@ class SpconvConv2d(nn.Module):
                 self.name, list(pairs_shape(self.input_shape)), list(x.shape)))
         if not pairs:
             self.check_shape(x)
-        # the kernel reads and writes contiguous tensors of its dtype in its layout
-        x = x.to(self.dtype).contiguous()
-        # A kernel of adjacent pairs moves whole words: a view at an odd element offset is
-        # copied to a fresh (aligned) tensor rather than refused.
-        if x.data_ptr() % _drv.pointer_alignment(self.kernel):
-            x = x.clone()
+        out_shape = pairs_shape(self.output_shape) if pairs else self.output_shape
+        if (residual is None) == self.takes_residual:
+            raise ValueError("%s: kernel %s %s a residual" % (
+                self.name, self.kernel["entry"],
+                "takes" if self.takes_residual else "takes no"))
+        if residual is not None and tuple(residual.shape) != tuple(out_shape):
+            raise ShapeMismatch("%s: residual %s, the output is %s" % (
+                self.name, list(residual.shape), list(out_shape)))
+
+        def operand(t):
+            # contiguous, of the kernel's dtype; a kernel of whole words (adjacent pairs,
+            # image pairs) copies a view at an odd element offset rather than refuse it
+            t = t.to(self.dtype).contiguous()
+            return t.clone() if t.data_ptr() % _drv.pointer_alignment(self.kernel) else t
+        x = operand(x)
+        operands = [x] if residual is None else [x, operand(residual)]
         dev = x.device.index if x.device.index is not None else torch.cuda.current_device()
         mod = _loaded(self.cubin, self.sidecar, dev)
-        y = torch.empty(pairs_shape(self.output_shape) if pairs else self.output_shape,
-                        dtype=self.dtype, device=x.device)
+        y = torch.empty(out_shape, dtype=self.dtype, device=x.device)
         stream = torch.cuda.current_stream(x.device).cuda_stream
         _drv.launch(mod.functions[self.kernel["entry"]], self.kernel, stream,
-                    [x.data_ptr(), y.data_ptr()])
+                    [t.data_ptr() for t in operands] + [y.data_ptr()])
         return y
 
     def folded(self, device):
@@ -264,6 +279,13 @@ class SpconvConv2d(nn.Module):
                 return y
             except RuntimeError:
                 self._fused_add = False
+        if self.takes_residual and self.mode == "auto" and x.is_cuda:
+            # one kernel: the conv, the residual added in its epilogue, the ReLU
+            pairs = self.layout == IMAGE_PAIRS
+            x, r = ((t if t.dim() == 5 else to_image_pairs(t)) if pairs else
+                    (from_image_pairs(t) if t.dim() == 5 else t) for t in (x, residual))
+            y = self.run_kernel(x, r)
+            return from_image_pairs(y) if pairs and self.io != IMAGE_PAIRS else y
         if residual.dim() == 5 and self.io != IMAGE_PAIRS:
             residual = from_image_pairs(residual)
         elif residual.dim() == 4 and self.io == IMAGE_PAIRS:
@@ -280,6 +302,15 @@ class SpconvConv2d(nn.Module):
                 return self.run_channels_last(x)
             return self.original(x.contiguous())
         kernel = self.mode != "reference" and x.is_cuda
+        if kernel and self.takes_residual:
+            # called without its residual (outside the graph build rewrote): the kernel adds
+            # one and ReLUs, so the layer's own conv (+BN) runs as the reference instead
+            if not self._warned_residual:
+                warnings.warn("immconv: %s was compiled with its residual add and ReLU; "
+                              "called without a residual it runs the reference conv" %
+                              self.name)
+                self._warned_residual = True
+            kernel = False
         if self.layout == IMAGE_PAIRS and kernel:
             y = self.run_kernel(x if x.dim() == 5 else to_image_pairs(x))
             return y if self.io == IMAGE_PAIRS else from_image_pairs(y)

@@ -213,6 +213,7 @@ def plan(model, example_input, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD, ke
         chains = find_chains(gm)
         order = [(c.conv, c.bn, c.act) for c in chains.values()]
     modules = dict(model.named_modules())
+    residual_site = _residual_sites(gm, chains)
     listed = {name for name, _, _ in order}
     kept = {n: "not a float32/float16/bfloat16 zeros-padded 2-D conv (nn.Conv2d)"
             for n, m in modules.items() if isinstance(m, nn.Conv2d) and n not in listed}
@@ -265,21 +266,52 @@ def plan(model, example_input, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD, ke
             kept[name] = why
             continue
         acc = resolve_accumulate(accumulate, dtype)
+        # A half conv whose (folded) output is added to a residual and then ReLU'd gets a
+        # kernel that does both (build fuses the graph the same way: layout.fuse_add_relu).
+        residual = dtype != "f32" and act == "none" and \
+            residual_site(name, bn_name is not None) and not fused_only
         spec = mlir.ConvSpec(name=name, weights=w, bias=b, input_shape=seen[0],
                              stride=tuple(conv.stride), padding=conv_padding(conv, seen[0]),
-                             dilation=tuple(conv.dilation), groups=conv.groups, activation=act,
-                             dtype=dtype, accumulate=acc,
-                             layout=resolve_layout(layout, dtype, seen[0]))
+                             dilation=tuple(conv.dilation), groups=conv.groups,
+                             activation="relu" if residual else act, dtype=dtype,
+                             accumulate=acc, layout=resolve_layout(layout, dtype, seen[0]),
+                             residual=residual)
         layers.append({"module": name, "func": spec.func, "bn": bn_name, "act": act,
                        "input_shape": list(spec.input_shape),
                        "output_shape": list(spec.output_shape), "stride": list(spec.stride),
                        "padding": list(spec.padding), "dilation": list(spec.dilation),
                        "groups": spec.groups, "sparsity": sparsity, "dtype": dtype,
-                       "accumulate": acc, "layout": spec.layout,
+                       "accumulate": acc, "layout": spec.layout, "residual": residual,
                        "weights_sha256": weights_hash(w, b), "_spec": spec})
         if fused_only:
             layers[-1]["fused_only"] = fused_only
     return layers, kept
+
+
+def _residual_sites(gm, chains):
+    """residual(conv, bn_folded): whether the conv's fused output (after its BN where that is
+    folded) is added to another tensor and ReLU'd, and nothing else reads it:
+    `relu(bn(conv(x)) + identity)` (layout.add_relu_site). Called in graph order for the
+    half layers without an activation that build rewrites (layout.fuse_add_relu), it gives
+    an add to the first of them, as fuse_add_relu does where both of an add's tensors come
+    from such layers (ResNet's conv3, not its downsample)."""
+    if gm is None:
+        return lambda name, bn_folded: False
+    nodes = {n.name: n for n in gm.graph.nodes}
+    modules = dict(gm.named_modules())
+    by_conv = {c.conv: c for c in chains.values()}
+    claimed = set()
+
+    def residual(name, bn_folded):
+        c = by_conv.get(name)
+        if c is None or (bn_folded and not c.bn):
+            return False
+        site = layouts.add_relu_site(nodes[c.nodes[1 if bn_folded else 0]], modules)
+        if site is None or site[0] in claimed:
+            return False
+        claimed.add(site[0])
+        return True
+    return residual
 
 
 def _eval(model):
@@ -593,7 +625,7 @@ POLICY_TIMING = {"warmup": 3, "repeats": 15, "calls": 10}
 # what runs if the layer stays in PyTorch, which the policy decides on)
 MEASURED_KEYS = ("spconv", "cudnn", "x", "baseline", "cudnn_fp32", "x_fp32", "kept", "x_kept",
                  "kept_channels_last", "kept_channels_last_impl", "to_channels_last",
-                 "to_nchw", "spconv_layout", "to_image_pairs", "from_image_pairs")
+                 "to_nchw", "spconv_layout", "to_image_pairs", "from_image_pairs", "residual")
 
 
 def totals(rows):
