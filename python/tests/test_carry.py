@@ -212,12 +212,19 @@ def test_the_choice_charges_pair_conversions():
     assert layout.conversion(rows["a"], layout.IMAGE_PAIRS, layout.CHANNELS_LAST) == 0.3
 
 
-@needs_translate
-def test_a_real_compile_states_the_layout(tmp_path):
+def real_compile(tmp_path):
+    """(model, input, compiled model, manifest, sidecar kernels) of a real compile of net()
+    in image pairs (spconv-translate and ptxas)."""
     m, x, cm = compiled(tmp_path, "image_pairs")
     manifest = json.load(open(tmp_path / "image_pairs" / "manifest.json"))
     (sidecar,) = {l["sidecar"] for l in manifest["layers"]}
     kernels = json.load(open(os.path.join(tmp_path, "image_pairs", sidecar)))["kernels"]
+    return m, x, cm, manifest, kernels
+
+
+@needs_translate
+def test_a_real_compile_states_the_layout(tmp_path):
+    m, x, cm, _, kernels = real_compile(tmp_path)
     assert all(p["layout"] == "image_pairs" for k in kernels for p in k["params"])
     with torch.no_grad():
         assert close(cm(x).float(), m.float()(x.float()), 0.05)

@@ -19,7 +19,7 @@ import immconv.torch as st  # noqa: E402
 from immconv import launch, mlir  # noqa: E402
 from immconv.torch import kcache  # noqa: E402
 from conftest import fake_kernel, needs_translate  # noqa: E402
-from test_carry import Net, compiled, net  # noqa: E402
+from test_carry import compiled, net, real_compile  # noqa: E402
 from test_torch import close  # noqa: E402
 
 
@@ -121,10 +121,7 @@ def test_cache_key_and_sidecar_checks():
 
 @needs_translate
 def test_a_real_compile_passes_the_residual(tmp_path):
-    m, x, cm = compiled(tmp_path, "image_pairs")
-    manifest = json.load(open(tmp_path / "image_pairs" / "manifest.json"))
-    (sidecar,) = {l["sidecar"] for l in manifest["layers"]}
-    kernels = json.load(open(os.path.join(tmp_path, "image_pairs", sidecar)))["kernels"]
+    _, _, _, manifest, kernels = real_compile(tmp_path)
     (c3,) = [l for l in manifest["layers"] if l["module"] == "block.c3"]
     k = kernels[c3["kernel"]]
     assert [p["role"] for p in k["params"]] == ["input", "residual", "output"]
