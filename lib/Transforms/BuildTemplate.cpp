@@ -23,8 +23,9 @@ using namespace spconv;
 /// loads; v14: FMAs from affine nests unrolled by unrollTemplateNests, whose cached NVVM
 /// MLIR defines its constants elsewhere; v15: staging by tile position, tiles without
 /// slack; v16: the chunk loop runs full chunks only, unclamped; v17: cp.async staging;
-/// v18: cp.async chunk loops double-buffered.)
-static constexpr int kTemplateVersion = 18;
+/// v18: cp.async chunk loops double-buffered; v19: residual loads batched 16 before their
+/// stores, the activation inside the stores' channel guard.)
+static constexpr int kTemplateVersion = 19;
 
 std::string spconv::templateKey(StringRef kind, const ConvShape &shape, const Tiling &tiling,
                                 StringRef chip, StringRef extra) {

@@ -852,9 +852,11 @@ void ConvTemplateEmitter::emitStore(OpBuilder &b, Location loc, Value tid, const
     // The residuals of a batch of channels are loaded before the batch's stores: the
     // kernel cannot know that the output does not alias the residual, so a load after a
     // store waits for it, and one load per store would expose the memory latency per
-    // output (ResNet-50's FP16 kernels ran 1.4x slower so). A batch of 8 bounds the
-    // registers it holds; a channel past K (block templates) reads channel K - 1, unused.
-    constexpr int64_t kResidualBatch = 8;
+    // output (ResNet-50's FP16 kernels ran 1.4x slower so). The batch bounds the registers
+    // it holds: on ResNet-50's conv3 kernels 16 ran 3-14% faster than 8 without spilling,
+    // 32 spilled on one, 64 on three (docs/tuning-log.md, "Image pairs end to end"). A
+    // channel past K (block templates) reads channel K - 1, unused.
+    constexpr int64_t kResidualBatch = 16;
     SmallVector<Value> residuals;
     for (int64_t kk = 0; kk < kN; ++kk) {
       if (residual && kk % kResidualBatch == 0) {
