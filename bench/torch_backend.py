@@ -71,9 +71,8 @@ def config(args):
 
 
 def compile_options(args):
-    opts = {"accumulate": args.accumulate} if args.dtype != "f32" else {}
-    if args.layout != "nchw":
-        opts["layout"] = args.layout
+    opts = {"accumulate": args.accumulate, "layout": args.layout} if args.dtype != "f32" \
+        else {}
     if args.compiler_arg:
         opts["compiler_args"] = list(args.compiler_arg)
     return opts
@@ -96,7 +95,7 @@ def tag(args):
     t = "%s-b%d-p%s-%s" % (args.net, args.batch, args.sparsity, args.policy)
     if args.dtype != "f32":
         t += "-%s-acc%s" % (args.dtype, args.accumulate)
-    if args.layout != "nchw":
+    if args.dtype != "f32" and args.layout != "image_pairs":
         t += "-" + args.layout
     return t
 
@@ -153,7 +152,7 @@ def phase_run(args):
         from immconv.torch import kcache, pipeline
         layers, _ = pipeline.plan(model, x, opts.get("sparsity_threshold", "auto"),
                                   accumulate=opts.get("accumulate", "half"),
-                                  layout=opts.get("layout", "nchw"))
+                                  layout=opts.get("layout", "image_pairs"))
         cache = kcache.KernelCache(args.cache)
         extra = tuple(opts.get("compiler_args", ()))
         missing = sorted(l["module"] for l in layers if not l.get("fused_only") and
@@ -312,9 +311,10 @@ def main(argv=None):
                          "PyTorch in that dtype, channels-last; errors against FP32)")
     ap.add_argument("--accumulate", choices=["half", "f32"], default="half",
                     help="with --dtype f16/bf16: immconv.torch.compile(accumulate=...)")
-    ap.add_argument("--layout", choices=["nchw", "image_pairs"], default="nchw",
+    ap.add_argument("--layout", choices=["nchw", "image_pairs"], default="image_pairs",
                     help="with --dtype f16/bf16: immconv.torch.compile(layout=...): half "
-                         "kernels in the image-pair layout, carried through the graph")
+                         "kernels in the image-pair layout (the default, where the batch is "
+                         "even), carried through the graph, or NCHW")
     ap.add_argument("--backend", action="store_true",
                     help="also torch.compile(backend='immconv') and torch.export")
     ap.add_argument("--reshape-batch", type=int, metavar="N",

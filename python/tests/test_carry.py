@@ -96,6 +96,10 @@ def test_a_resnet_like_graph_carries_pairs(fake_compiler, tmp_path):
     assert len(layers) == 5
     assert all(l.layout == "image_pairs" and l.io == "image_pairs" for l in layers.values())
     assert all(l.layout == "nchw" for l in spconv_layers(nchw).values())
+    # image pairs are the default where a conv can have them
+    default = st.compile(m, x, out_dir=str(tmp_path / "default"), sparsity_threshold=0.0,
+                         progress=False, kernel_cache=False)
+    assert all(l.layout == "image_pairs" for l in spconv_layers(default).values())
     manifest = json.load(open(tmp_path / "image_pairs" / "manifest.json"))
     assert {l["layout"] for l in manifest["layers"]} == {"image_pairs"}
     # one conversion (the input), the max pool and the head's pool in pairs, the residual
