@@ -62,8 +62,12 @@ OwningOpRef<ModuleOp> spconv::onnx_import::emitConvFuncs(const OnnxGraph &graph,
     Type elem = elementType(builder, conv.elemType);
     auto inputType = RankedTensorType::get(g.input, elem);
     auto resultType = RankedTensorType::get(g.output, elem);
+    // A fused residual is the func's second argument, in the result's type.
+    SmallVector<Type, 2> argTypes{inputType};
+    if (conv.addPos)
+      argTypes.push_back(resultType);
     auto func = func::FuncOp::create(builder, loc, conv.funcName,
-                                     builder.getFunctionType({inputType}, {resultType}));
+                                     builder.getFunctionType(argTypes, {resultType}));
     Block *body = func.addEntryBlock();
     OpBuilder inner = OpBuilder::atBlockEnd(body);
     ElementsAttr weights = blobAttr(RankedTensorType::get(g.filter, elem),
@@ -73,7 +77,8 @@ OwningOpRef<ModuleOp> spconv::onnx_import::emitConvFuncs(const OnnxGraph &graph,
       bias = blobAttr(RankedTensorType::get({g.filter[0]}, elem), conv.funcName + "_bias",
                       *conv.bias);
     auto op =
-        Conv2DOp::create(inner, loc, resultType, body->getArgument(0), /*residual=*/Value(),
+        Conv2DOp::create(inner, loc, resultType, body->getArgument(0),
+                         conv.addPos ? body->getArgument(1) : Value(),
                          weights, bias, ArrayRef<int64_t>(g.strides), ArrayRef<int64_t>(g.pads),
                          ArrayRef<int64_t>(g.dilations), static_cast<uint64_t>(g.group),
                          conv.activation, OutputPairingAttr(), TypeAttr(), TensorLayout::nchw);

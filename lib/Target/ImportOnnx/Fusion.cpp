@@ -1,9 +1,10 @@
 //===- Fusion.cpp - one Conv with its BatchNormalization and activation ---===//
 //
 // A Conv is imported together with what follows it when the Conv's result is read by
-// nothing else: a BatchNormalization (folded into weights and bias) and then a Relu or a
-// Clip that is a ReLU/ReLU6 (fused as the op's activation). Anything else stays a node of
-// its own, for the host framework (docs/onnx-import.md).
+// nothing else: a BatchNormalization (folded into weights and bias), then an Add of a tensor
+// of the result's own shape and type (the residual: spconv.conv2d's `residual` operand),
+// then a Relu or a Clip that is a ReLU/ReLU6 (fused as the op's activation). Anything else
+// stays a node of its own, for the host framework (docs/onnx-import.md).
 //
 // The BN fold obeys one rule, because spconv's whole point is which weights are zero: the
 // fold never turns a zero weight into a nonzero one or a nonzero weight into zero, and never
@@ -199,6 +200,41 @@ FailureOr<float> clipBound(const OnnxGraph &graph, const onnx::NodeProto &clip, 
   return values->front();
 }
 
+/// Fuses the Add that alone reads `conv.resultName` when its other operand is a residual
+/// the kernel can read as it reads its output: a runtime tensor (not a constant, not the
+/// result itself) of the result's exact shape and element type, so no broadcast. The
+/// kernel adds it before the activation, as the graph does when a Relu follows the Add.
+void tryFuseResidual(const OnnxGraph &graph, ImportedConv &conv,
+                     const llvm::DenseSet<unsigned> &fusedAdds) {
+  if (graph.useCount(conv.resultName) != 1)
+    return;
+  auto it = graph.consumers.find(conv.resultName);
+  if (it == graph.consumers.end())
+    return;
+  unsigned pos = it->second.front();
+  if (fusedAdds.contains(pos))
+    return;
+  const onnx::NodeProto &add = *graph.nodes[pos];
+  if (add.op_type() != "Add" || !(add.domain().empty() || add.domain() == "ai.onnx") ||
+      add.input_size() != 2 || add.output_size() != 1 || add.output(0).empty())
+    return;
+  StringRef other = add.input(0) == conv.resultName ? add.input(1) : add.input(0);
+  if (other.empty() || other == conv.resultName || graph.constants.contains(other))
+    return;
+  const ValueInfo *info = graph.lookup(other);
+  const ValueInfo *sum = graph.lookup(add.output(0));
+  ArrayRef<int64_t> shape(conv.geometry.output);
+  if (!info || info->elemType != conv.elemType || !info->isStatic() ||
+      ArrayRef<int64_t>(*info->shape) != shape)
+    return;
+  // ONNX shape inference gives the sum the broadcast of both shapes: the result's here.
+  if (sum && sum->isStatic() && ArrayRef<int64_t>(*sum->shape) != shape)
+    return;
+  conv.addPos = pos;
+  conv.residualName = other.str();
+  conv.resultName = add.output(0);
+}
+
 /// Fuses the Relu or ReLU-like Clip that alone reads `conv.resultName`.
 LogicalResult tryFuseActivation(const OnnxGraph &graph, ImportedConv &conv) {
   if (std::optional<unsigned> pos = soleConsumer(graph, conv.resultName, "Relu")) {
@@ -235,7 +271,9 @@ LogicalResult tryFuseActivation(const OnnxGraph &graph, ImportedConv &conv) {
 }
 } // namespace
 
-FailureOr<ImportedConv> spconv::onnx_import::importConv(const OnnxGraph &graph, unsigned pos) {
+FailureOr<ImportedConv>
+spconv::onnx_import::importConv(const OnnxGraph &graph, unsigned pos,
+                                const llvm::DenseSet<unsigned> &fusedAdds) {
   const onnx::NodeProto &node = *graph.nodes[pos];
   Location loc = graph.nodeLoc(pos);
   if (node.input_size() < 2 || node.input_size() > 3 || node.input(0).empty() ||
@@ -330,6 +368,7 @@ FailureOr<ImportedConv> spconv::onnx_import::importConv(const OnnxGraph &graph, 
   if (conv.resultName == node.output(0) &&
       soleConsumer(graph, conv.resultName, "BatchNormalization"))
     return conv;
+  tryFuseResidual(graph, conv, fusedAdds);
   if (failed(tryFuseActivation(graph, conv)))
     return failure();
   return conv;

@@ -72,13 +72,16 @@ OwningOpRef<ModuleOp> spconv::importOnnxModel(llvm::SourceMgr &sourceMgr, MLIRCo
 
   std::vector<ImportedConv> convs;
   llvm::StringSet<> taken;
+  llvm::DenseSet<unsigned> fusedAdds;
   for (unsigned pos = 0; pos < graph.nodes.size(); ++pos) {
     const onnx::NodeProto &node = *graph.nodes[pos];
     if (node.op_type() != "Conv" || !(node.domain().empty() || node.domain() == "ai.onnx"))
       continue;
-    FailureOr<ImportedConv> conv = importConv(graph, pos);
+    FailureOr<ImportedConv> conv = importConv(graph, pos, fusedAdds);
     if (failed(conv))
       return nullptr;
+    if (conv->addPos)
+      fusedAdds.insert(*conv->addPos);
     conv->funcName = funcNameFor(node.name(), graph.fileIndex[pos], taken);
     convs.push_back(std::move(*conv));
   }

@@ -4,7 +4,9 @@
 // not be folded) is left to the framework that runs the model. The listing is the contract
 // between the two: every node in topological order, marked as compiled ("spconv"), absorbed
 // into a compiled conv ("fused"), only feeding compiled weights ("folded") or left to the
-// host ("host"). docs/onnx-import.md describes the format.
+// host ("host"). docs/onnx-import.md describes the format. A host runs the entries in the
+// listed order, so a conv fused with a residual Add stands where the Add stood: its
+// residual may be computed after the Conv (ResNet's downsample path), never after the Add.
 //
 //===----------------------------------------------------------------------===//
 #include "OnnxGraph.h"
@@ -47,7 +49,7 @@ std::string spconv::onnx_import::writeListing(const OnnxGraph &graph,
   for (auto [i, conv] : llvm::enumerate(convs)) {
     role[conv.convPos] = Role::Spconv;
     owner[conv.convPos] = i;
-    for (std::optional<unsigned> pos : {conv.bnPos, conv.activationPos})
+    for (std::optional<unsigned> pos : {conv.bnPos, conv.addPos, conv.activationPos})
       if (pos) {
         role[*pos] = Role::Fused;
         owner[*pos] = i;
@@ -78,7 +80,16 @@ std::string spconv::onnx_import::writeListing(const OnnxGraph &graph,
     inputs.push_back(valueJson(graph, input->name()));
   for (const onnx::ValueInfoProto &output : graph.model.graph().output())
     outputs.push_back(valueJson(graph, output.name()));
+  // Topological order, each residual conv moved to just before its Add.
+  std::vector<unsigned> order;
   for (unsigned pos = 0; pos < graph.nodes.size(); ++pos) {
+    if (role[pos] == Role::Spconv && convs[owner[pos]].addPos)
+      continue;
+    if (role[pos] == Role::Fused && convs[owner[pos]].addPos == pos)
+      order.push_back(convs[owner[pos]].convPos);
+    order.push_back(pos);
+  }
+  for (unsigned pos : order) {
     const onnx::NodeProto &node = *graph.nodes[pos];
     llvm::json::Array ins, outs;
     for (const std::string &in : node.input())
@@ -97,13 +108,15 @@ std::string spconv::onnx_import::writeListing(const OnnxGraph &graph,
     if (role[pos] == Role::Spconv) {
       const ImportedConv &conv = convs[owner[pos]];
       llvm::json::Array fused;
-      for (std::optional<unsigned> p : {conv.bnPos, conv.activationPos})
+      for (std::optional<unsigned> p : {conv.bnPos, conv.addPos, conv.activationPos})
         if (p)
           fused.push_back(graph.nodes[*p]->name());
       entry["func"] = conv.funcName;
       entry["kernel"] = owner[pos];
       entry["fused"] = std::move(fused);
       entry["input"] = node.input(0);
+      if (conv.addPos)
+        entry["residual"] = conv.residualName;
       entry["result"] = conv.resultName;
       entry["input_shape"] = shapeArray(conv.geometry.input);
       entry["result_shape"] = shapeArray(conv.geometry.output);
@@ -113,7 +126,7 @@ std::string spconv::onnx_import::writeListing(const OnnxGraph &graph,
     nodes.push_back(std::move(entry));
   }
   llvm::json::Object listing{{"format", "spconv-onnx-listing"},
-                             {"version", 1},
+                             {"version", 2},
                              {"model", graph.path},
                              {"opset", graph.opset},
                              {"inputs", std::move(inputs)},

@@ -13,6 +13,7 @@
 
 #include "mlir/IR/Location.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -114,6 +115,10 @@ struct ImportedConv {
   unsigned convPos = 0;                 // topological position of the Conv
   std::optional<unsigned> bnPos;        // folded BatchNormalization
   std::optional<unsigned> activationPos; // fused Relu / Clip
+  /// A fused Add of the conv's (BN-folded) result and `residualName`, a runtime tensor of
+  /// the result's shape and type: the kernel computes act(conv + bias + residual).
+  std::optional<unsigned> addPos;
+  std::string residualName;
   Activation activation = Activation::none;
   std::string resultName; // the ONNX value the func's result stands for
   std::string funcName;
@@ -125,9 +130,12 @@ struct ImportedConv {
   std::optional<std::vector<float>> bias;
 };
 
-/// Builds the ImportedConv of the Conv at `pos`: weights, bias, geometry, and the BN fold
-/// and activation fusion that apply (with a warning at a BN that cannot be folded).
-mlir::FailureOr<ImportedConv> importConv(const OnnxGraph &graph, unsigned pos);
+/// Builds the ImportedConv of the Conv at `pos`: weights, bias, geometry, and the BN fold,
+/// residual Add and activation fusion that apply (with a warning at a BN that cannot be
+/// folded). `fusedAdds`: the Adds earlier convs fused (ResNet's add reads two convs, the
+/// block's last and its downsample: the first in topological order takes it).
+mlir::FailureOr<ImportedConv> importConv(const OnnxGraph &graph, unsigned pos,
+                                         const llvm::DenseSet<unsigned> &fusedAdds);
 
 /// Folds BatchNormalization into weights/bias when the fold keeps every zero a zero, every
 /// nonzero nonzero and every finite value finite. The fold is computed in double and each

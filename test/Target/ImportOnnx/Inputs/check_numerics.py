@@ -3,7 +3,8 @@
     /usr/bin/python3 check_numerics.py MODEL.onnx IMPORTED.mlir LISTING.json [--perturb]
 
 For every conv the listing marks "spconv", evaluates the original ONNX nodes (the Conv, and
-the BatchNormalization / Relu / Clip fused into it) on a random input, straight from the
+the BatchNormalization / Add / Relu / Clip fused into it) on a random input (and a random
+residual for a fused Add's other operand, which the func takes second), straight from the
 ONNX attributes (auto_pad computed here, independently of the importer), in float64. Then
 evaluates a convolution built only from what the imported MLIR says: the dense_resource
 blobs (an alignment header, then little-endian f32, f16 or bf16), strides, padding,
@@ -88,8 +89,10 @@ def onnx_conv(node, x):
     return conv2d(x, w, b, strides, pads, dil, a.get("group", 1)), w
 
 
-def onnx_after(node, y):
+def onnx_after(node, y, residual):
     a = attrs(node)
+    if node.op_type == "Add":
+        return y + residual
     if node.op_type == "BatchNormalization":
         scale, bias, mean, var = (constants[n].astype(np.float64) for n in node.input[1:5])
         eps = a.get("epsilon", 1e-5)
@@ -148,9 +151,10 @@ def array_attr(body, name, default):
 
 
 funcs = {}
-for m in re.finditer(r"func\.func @([\w$.]+)\(%\w+: tensor<([0-9x]+)x(f32|f16|bf16)>\).*?\n"
+for m in re.finditer(r"func\.func @([\w$.]+)\(%\w+: tensor<([0-9x]+)x(f32|f16|bf16)>"
+                     r"(, %\w+: tensor<([0-9x]+)x(?:f32|f16|bf16)>)?\).*?\n"
                      r"(.*?)\n\s*return", text, re.S):
-    funcs[m.group(1)] = (m.group(2), m.group(3), m.group(4))
+    funcs[m.group(1)] = (m.group(2), m.group(3), m.group(6), m.group(5))
 
 failed = False
 for entry in listing["nodes"]:
@@ -162,11 +166,20 @@ for entry in listing["nodes"]:
     ref, w_onnx = onnx_conv(node, x)
     fused = [model.graph.node[other["file_index"]] for other in listing["nodes"]
              if other.get("fused_into") == entry["func"]]
-    for other in fused:
-        ref = onnx_after(other, ref)
-
-    in_type, elem, body = funcs[entry["func"]]
+    in_type, elem, body, res_type = funcs[entry["func"]]
     assert [int(d) for d in in_type.split("x")] == shape
+    # a fused Add's other operand is the func's second argument, and only then
+    assert ("residual" in entry) == (res_type is not None) == ("residual(" in body) == any(
+        n.op_type == "Add" for n in fused), entry["func"]
+    residual = None
+    if res_type is not None:
+        assert [int(d) for d in res_type.split("x")] == entry["result_shape"]
+        residual = rng.standard_normal(entry["result_shape"])
+        if elem != "f32":  # the tensor the kernel reads, in its type
+            residual = round_half(residual, elem)
+    for other in fused:
+        ref = onnx_after(other, ref, residual)
+
     wm = re.search(r"weights = dense_resource<([\w.$]+)> : tensor<([0-9x]+)x(f32|f16|bf16)>", body)
     assert wm.group(3) == elem, "weights in the conv's type"
     w = blob(wm.group(1), elem).reshape([int(d) for d in wm.group(2).split("x")]).copy()
@@ -180,6 +193,8 @@ for entry in listing["nodes"]:
     got = conv2d(x, w, b, array_attr(body, "strides", [1, 1]),
                  array_attr(body, "padding", [0, 0, 0, 0]),
                  array_attr(body, "dilations", [1, 1]), int(gm.group(1)) if gm else 1)
+    if residual is not None:
+        got = got + residual
     act = am.group(1) if am else "none"
     if act == "relu":
         got = np.maximum(got, 0)
@@ -215,6 +230,8 @@ for entry in listing["nodes"]:
                                array_attr(body, "padding", [0, 0, 0, 0]),
                                array_attr(body, "dilations", [1, 1]),
                                int(gm.group(1)) if gm else 1))
+        if residual is not None:  # the add in the type rounds once more
+            bound = bound + unit * (bound / unit + np.abs(residual))
         slack = 1e-12 * max(np.max(np.abs(ref)), 1e-30)
         within = bool(np.all(np.abs(got - ref) <= bound * (1 + 1e-9) + slack))
         ok = zeros_same and exact_w and exact_b and within

@@ -157,6 +157,18 @@ save("bf16", [
     [init("w1", pruned(8, 4, 3, 3), BF), init("w2", pruned(4, 8, 1, 1), BF),
      init_int32("b2", rng.standard_normal(4), BF)] + p)
 
+# --- float16 residual: Conv + BN + Add(graph input) + Relu, then Conv + Add(the block's input)
+p, names = bn_params("hrbn", 8)
+save("half_residual", [
+    helper.make_node("Conv", ["x", "wr1"], ["c1"], name="hres1", pads=[1, 1, 1, 1]),
+    helper.make_node("BatchNormalization", ["c1"] + names, ["n1"], name="hrbn"),
+    helper.make_node("Add", ["skip", "n1"], ["s1"], name="hradd1"),
+    helper.make_node("Relu", ["s1"], ["r1"], name="hrrelu"),
+    helper.make_node("Conv", ["r1", "wr2"], ["c2"], name="hres2"),
+    helper.make_node("Add", ["c2", "r1"], ["y"], name="hradd2"),
+], [vi("x", [2, 8, 6, 6]), vi("skip", [2, 8, 6, 6])], [vi("y", None)],
+    [init("wr1", pruned(8, 8, 3, 3)), init("wr2", pruned(8, 8, 1, 1))] + p)
+
 # --- mixed: a float32 model with a float16 conv between two Casts ---------------------------
 save("cast_mixed", [
     helper.make_node("Cast", ["x"], ["xh"], name="to_half", to=H),

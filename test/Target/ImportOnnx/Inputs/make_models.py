@@ -187,6 +187,45 @@ nodes += [helper.make_node("Conv", ["r5", "w6"], ["c6"], name="conv6", pads=[1, 
                            strides=[2, 2])]
 save("fuse", nodes, [vi("x", [1, 3, 8, 8])], [vi("pool", None), vi("c5", None)], inits)
 
+# --- residual Adds ------------------------------------------------------------------------------
+# rconv1: Conv + BN + Add + Relu, ResNet's block end. The Add's other operand comes from
+# rdown, a Conv after rconv1 in the file (the downsample path): rconv1 takes the Add (the
+# first conv in topological order does), its listing entry moves to the Add's place, and
+# rdown, whose result the fused Add reads, fuses nothing. rconv2: `x + conv(x)` with the
+# conv's result as the Add's second operand and nothing after it (MobileNetV2): fused, no
+# activation. rconv3: Add + Clip(0, 6): relu6. Not fused: rconv4's Add broadcasts a
+# [1, 8, 1, 1] graph input, rconv5's adds a constant, rconv6's adds its own result twice,
+# rconv7's result is read by the Add and a graph output.
+inits = []
+for name, shape in (("wr1", (8, 8, 3, 3)), ("wrd", (8, 8, 1, 1)), ("wr2", (8, 8, 3, 3)),
+                    ("wr3", (8, 8, 1, 1)), ("wr4", (8, 8, 1, 1)), ("wr5", (8, 8, 1, 1)),
+                    ("wr6", (8, 8, 1, 1)), ("wr7", (8, 8, 1, 1))):
+    inits.append(init(name, pruned(*shape)))
+inits += [init("rb1", rng.standard_normal(8).astype(np.float32)),
+          init("rcst", rng.standard_normal((1, 8, 6, 6)).astype(np.float32)),
+          init("rzero", np.array(0.0, np.float32)), init("rsix", np.array(6.0, np.float32))]
+nodes = [helper.make_node("Conv", ["x", "wr1", "rb1"], ["rc1"], name="rconv1", pads=[1, 1, 1, 1]),
+         helper.make_node("BatchNormalization", ["rc1"] + bn_params("rbn1", 8), ["rn1"],
+                          name="rbn1"),
+         helper.make_node("Conv", ["x", "wrd"], ["rsk"], name="rdown"),
+         helper.make_node("Add", ["rn1", "rsk"], ["rs1"], name="radd1"),
+         helper.make_node("Relu", ["rs1"], ["rr1"], name="rrelu1"),
+         helper.make_node("Conv", ["rr1", "wr2"], ["rc2"], name="rconv2", pads=[1, 1, 1, 1]),
+         helper.make_node("Add", ["rr1", "rc2"], ["rs2"], name="radd2"),
+         helper.make_node("Conv", ["rs2", "wr3"], ["rc3"], name="rconv3"),
+         helper.make_node("Add", ["rc3", "rs2"], ["rs3"], name="radd3"),
+         helper.make_node("Clip", ["rs3", "rzero", "rsix"], ["rr3"], name="rclip3"),
+         helper.make_node("Conv", ["rr3", "wr4"], ["rc4"], name="rconv4"),
+         helper.make_node("Add", ["rc4", "bcast"], ["rs4"], name="radd4"),
+         helper.make_node("Conv", ["rs4", "wr5"], ["rc5"], name="rconv5"),
+         helper.make_node("Add", ["rc5", "rcst"], ["rs5"], name="radd5"),
+         helper.make_node("Conv", ["rs5", "wr6"], ["rc6"], name="rconv6"),
+         helper.make_node("Add", ["rc6", "rc6"], ["rs6"], name="radd6"),
+         helper.make_node("Conv", ["rs6", "wr7"], ["rc7"], name="rconv7"),
+         helper.make_node("Add", ["rc7", "rs6"], ["rs7"], name="radd7")]
+save("residual", nodes, [vi("x", [1, 8, 6, 6]), vi("bcast", [1, 8, 1, 1])],
+     [vi("rs7", None), vi("rc7", None)], inits)
+
 # Old-opset Clip (opset 6: min/max are attributes) and a symbolic batch.
 save("clip_old", [
     helper.make_node("Conv", ["x", "w"], ["c"], name="oconv", pads=[1, 1, 1, 1]),
