@@ -105,9 +105,10 @@ def test_producers_from_the_graph_and_from_storage(fake_compiler, tmp_path):
     names = ["c1", "c2", "c3", "c4"]
     order, producers, arrived = layout.trace(cm, (x,), names)
     assert order == names and arrived == {n: layout.NCHW for n in order}
-    # fx traces `z += y` as an out-of-place add: by storage, c3 has no producer (and the
-    # pool's output is always a new tensor)
-    assert producers == {"c2": "c1"}
+    # c2's kernel takes its residual (relu_(c2 + y), layout.fuse_add_relu): c3 reads c2's
+    # output storage; the pool's output is always a new tensor, so c4 has no producer
+    assert cm.c2.takes_residual
+    assert producers == {"c2": "c1", "c3": "c2"}
     # the graph walks first arguments: relu_(c2 + c1) comes from c2, the pool from c3
     assert layout.graph_producers(cm, set(names)) == {"c2": "c1", "c3": "c2", "c4": "c3"}
     # relu_(c2 + relu(c1)): an add over two layers' outputs
@@ -247,14 +248,19 @@ class Bottleneck(nn.Module):
 
 
 def test_conv_add_relu_is_one_call(fake_compiler, tmp_path):
-    m, x, cm = compiled(fake_compiler, tmp_path, Bottleneck, (2, 8, 6, 6))
-    # FP32: no layer can be kept channels-last, nothing fused
-    assert [n.target for n in cm.graph.nodes if n.op == "call_module"] == ["c1", "c3", "down",
-                                                                             "relu"]
-    assert layout.fuse_add_relu(cm, {"c3", "down"}) == ["c3"]
-    calls = [(n.target, len(n.args)) for n in cm.graph.nodes if n.op == "call_module"]
+    # the rewrite, on the traced model: c3 (the first of the add's two convs) takes it
+    m = Bottleneck()
+    gm = torch.fx.symbolic_trace(m)
+    assert [n.target for n in gm.graph.nodes if n.op == "call_module"] == [
+        "c1", "relu", "c3", "down", "relu"]
+    assert layout.fuse_add_relu(gm, {"c3", "down"}) == ["c3"]
     # c3 now runs after the residual it adds, and the add and ReLU are gone
-    assert calls == [("c1", 1), ("down", 1), ("c3", 2)]
+    assert [(n.target, len(n.args)) for n in gm.graph.nodes if n.op == "call_module"] == [
+        ("c1", 1), ("relu", 1), ("down", 1), ("c3", 2)]
+    # build does the same (FP32 as half): c3's kernel takes the residual
+    m, x, cm = compiled(fake_compiler, tmp_path, Bottleneck, (2, 8, 6, 6))
+    calls = [(n.target, len(n.args)) for n in cm.graph.nodes if n.op == "call_module"]
+    assert calls == [("c1", 1), ("down", 1), ("c3", 2)] and cm.c3.takes_residual
     # the fused call is a junction of c3 and its residual's layer
     assert [(a, b) for a, b, _ in layout.graph_junctions(cm, {"c1", "c3", "down"})] == [
         ("c3", "down")]

@@ -1,9 +1,9 @@
 """The residual epilogue through immconv.torch (docs/design.md "Residual epilogue"), on CPU: a
-half conv whose folded output is added to a residual and ReLU'd is compiled with the
+conv whose folded output is added to a residual and ReLU'd is compiled with the
 residual (spconv.conv2d ... residual(%r), activation relu, its own cache key), the graph
 calls it with (x, residual), the manifest says so, and the reference computes the same; a
-BN that cannot fold, or another reader of the conv's output, keeps the add outside; FP32
-convs are compiled as before; the sidecar check and the module refuse a kernel called
+BN that cannot fold, or another reader of the conv's output, keeps the add outside; an FP32
+conv takes its residual the same way; the sidecar check and the module refuse a kernel called
 without its residual; with spconv-translate, a real compile's sidecar."""
 import json
 import os
@@ -76,9 +76,20 @@ def test_residual_only_where_the_output_has_no_other_reader(fake_compiler, tmp_p
                kernel_cache=False)
     (layer,) = json.load(open(tmp_path / "manifest.json"))["layers"]
     assert not layer["residual"]
-    # FP32 convs are compiled as before, without the residual
-    _, _, cm = compiled(tmp_path / "f32", "nchw", model=net().float())
-    assert not any(getattr(mm, "takes_residual", False) for mm in cm.modules())
+
+
+def test_fp32_block_output_conv_takes_its_residual(fake_compiler, tmp_path):
+    m = net().float()
+    x = torch.randn(4, 3, 16, 16)
+    cm = st.compile(m, x, out_dir=str(tmp_path / "nchw"), sparsity_threshold=0.0,
+                    progress=False, kernel_cache=False)
+    assert [n for n, mm in cm.named_modules() if getattr(mm, "takes_residual", False)] == \
+        ["block.c3"]
+    text = module_text(tmp_path / "nchw")
+    (c3,) = re.findall(r"func\.func @block_c3\((.*?)\n}", text, re.S)
+    assert "residual(%r : tensor<4x16x4x4xf32>)" in c3
+    with torch.no_grad():
+        assert close(cm(x), m(x), 1e-4)
 
 
 def test_bn_that_cannot_fold_keeps_the_add_outside(fake_compiler, tmp_path):

@@ -268,10 +268,10 @@ def plan(model, example_input, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD, ke
             kept[name] = why
             continue
         acc = resolve_accumulate(accumulate, dtype)
-        # A half conv whose (folded) output is added to a residual and then ReLU'd gets a
-        # kernel that does both (build fuses the graph the same way: layout.fuse_add_relu).
-        residual = dtype != "f32" and act == "none" and \
-            residual_site(name, bn_name is not None) and not fused_only
+        # A conv whose (folded) output is added to a residual and then ReLU'd gets a kernel
+        # that does both (build fuses the graph the same way: layout.fuse_add_relu).
+        residual = act == "none" and residual_site(name, bn_name is not None) and \
+            not fused_only
         spec = mlir.ConvSpec(name=name, weights=w, bias=b, input_shape=seen[0],
                              stride=tuple(conv.stride), padding=conv_padding(conv, seen[0]),
                              dilation=tuple(conv.dilation), groups=conv.groups,
@@ -294,7 +294,7 @@ def _residual_sites(gm, chains):
     """residual(conv, bn_folded): whether the conv's fused output (after its BN where that is
     folded) is added to another tensor and ReLU'd, and nothing else reads it:
     `relu(bn(conv(x)) + identity)` (layout.add_relu_site). Called in graph order for the
-    half layers without an activation that build rewrites (layout.fuse_add_relu), it gives
+    layers without an activation that build rewrites (layout.fuse_add_relu), it gives
     an add to the first of them, as fuse_add_relu does where both of an add's tensors come
     from such layers (ResNet's conv3, not its downsample)."""
     if gm is None:
@@ -814,10 +814,10 @@ def build(model, manifest, out_dir, inplace=False):
     gm.graph.lint()
     gm.recompile()
     gm.delete_all_unused_submodules()
-    # relu(conv + residual) as one call a kept channels-last layer fuses (half precision:
-    # only those layers can be kept channels-last)
+    # relu(conv + residual) as one call: one kernel where the layer's takes the residual, one
+    # cuDNN call where a half layer is kept channels-last, else the conv, the add, the ReLU
     layouts.fuse_add_relu(gm, {l["module"] for l in manifest["layers"] + manifest.get("fused", [])
-                               if l.get("dtype", "f32") != "f32" and l["act"] == "none"})
+                               if l["act"] == "none"})
     # image pairs from kernel to kernel, where kernels of that layout run (carry.py)
     carry.carry(gm)
     return gm
