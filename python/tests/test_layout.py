@@ -58,6 +58,30 @@ def test_junctions_keep_an_add_in_one_layout():
                         [("a", "b", 0.5)]) == pytest.approx(0.9 + 0.5 + 0.5)
 
 
+def test_image_pair_conversions_by_layout_and_estimated():
+    # from and to channels-last are their own measurements; a row of an older immconv has
+    # the NCHW ones only, which then stand for both
+    r = dict(row(1.0, 2.0, 0.8), spconv_layout=layout.IMAGE_PAIRS, to_image_pairs=0.1,
+             from_image_pairs=0.2, to_image_pairs_cl=0.3, from_image_pairs_cl=0.4)
+    IP, CL, NCHW = layout.IMAGE_PAIRS, layout.CHANNELS_LAST, layout.NCHW
+    assert [layout.conversion(r, a, w) for a, w in ((NCHW, IP), (IP, NCHW), (CL, IP),
+                                                    (IP, CL))] == [0.1, 0.2, 0.3, 0.4]
+    old = {k: v for k, v in r.items() if not k.endswith("_cl")}
+    assert layout.conversion(old, IP, CL) == 0.2 and layout.conversion(old, CL, IP) == 0.1
+    # a half layer without a kernel in pairs is charged its input's bytes at the median
+    # measured rate (not nothing); an FP32 row gets nothing
+    shape = type("M", (), {"input_shape": (2, 4, 8, 8), "dtype": torch.float16})
+    big = type("M", (), {"input_shape": (2, 8, 8, 8), "dtype": torch.float16})
+    f32 = type("M", (), {"input_shape": (2, 8, 8, 8), "dtype": torch.float32})
+    rows = {"a": r, "b": row(None, 2.0, 0.8), "c": row(1.0, 2.0)}
+    layout.estimate_pair_conversions(rows, {"a": shape, "b": big, "c": f32})
+    assert rows["b"]["from_image_pairs_cl"] == pytest.approx(0.8)
+    assert rows["b"]["to_image_pairs"] == pytest.approx(0.2)
+    assert sorted(rows["b"]["estimated"]) == sorted(layout.PAIR_CONVERSIONS)
+    assert "estimated" not in rows["a"] and "to_image_pairs" not in rows["c"]
+    assert layout.conversion(rows["b"], IP, CL) == pytest.approx(0.8)
+
+
 def test_margin_and_fp32_rows():
     # min_speedup: a kernel must win by the margin, as before
     rows = {"a": row(1.0, 1.04), "b": row(1.0, 1.06)}

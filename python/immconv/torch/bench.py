@@ -23,7 +23,8 @@ side: the kernel alone, PyTorch's modules followed by the add and the ReLU (the 
 `kept`), cuDNN's fused conv-add-ReLU (`kept_channels_last`, folded).
 A kernel in the image-pair layout (`spconv_layout` "image_pairs") is timed on its input as
 image pairs, and the row adds `to_image_pairs` and `from_image_pairs`: that input converted
-from NCHW and back (carry.py's conversions). A
+from NCHW and back, and `to_image_pairs_cl` and `from_image_pairs_cl`: from channels-last
+and back (carry.py's conversions). A
 layer without a kernel (the half rule, policy.py) has `spconv` None. The result has the
 layout of bench/network_summary.py (`layers` rows and `totals`), so immconv.plots draws it.
 """
@@ -178,6 +179,11 @@ def benchmark_layers(compiled_model, example_input, warmup=10, repeats=50, graph
                     row["spconv_layout"] = IMAGE_PAIRS
                     row["to_image_pairs"] = timed(lambda: to_image_pairs(x))
                     row["from_image_pairs"] = timed(lambda: from_image_pairs(xk))
+                    # the same from and to channels-last (carry.py converts straight to
+                    # what a kept neighbour wants): another copy, at another speed
+                    row["to_image_pairs_cl"] = timed(lambda: to_image_pairs(xb))
+                    row["from_image_pairs_cl"] = timed(
+                        lambda: from_image_pairs(xk, "channels_last"))
                 rows.append(row)
     finally:
         torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32, \

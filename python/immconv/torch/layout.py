@@ -25,8 +25,10 @@ MobileNetV2's `x + conv(x)` from whatever made x. Without a graph, the producer 
 whose output tensor is the input (through in-place ops only). A layer without a producer
 (the model's input, an op that starts a new layout) takes the layout observed by running
 the model. A layer pays `to_channels_last` or `to_nchw` (its input converted, measured; to
-and from image pairs `to_image_pairs` and `from_image_pairs`) when the layout it wants is not
-the one that arrives. After each decision carry.py rewrites the graph for it: image pairs
+and from image pairs `to_image_pairs` and `from_image_pairs` from and to NCHW, and their
+`_cl` twins from and to channels-last) when the layout it wants is not the one that arrives.
+A half layer without a kernel in image pairs has no such measurement of its own: it is
+charged its input's bytes at the median measured rate (`estimated` in its row). After each decision carry.py rewrites the graph for it: image pairs
 flow between the kernels that use them and are converted only where something else reads
 them.
 
@@ -94,14 +96,17 @@ def options(row):
 
 def conversion(row, arrives, wants):
     """Time to convert a layer's input from `arrives` to `wants` (0 if they agree). Image
-    pairs to and from either 4-D layout are one copy each way (`to_image_pairs`,
-    `from_image_pairs`, measured from and to NCHW)."""
+    pairs to and from either 4-D layout are one copy each way, measured from and to NCHW
+    (`to_image_pairs`, `from_image_pairs`) and channels-last (`..._cl`; a row of an older
+    immconv has only the first two, which then stand for both)."""
     if arrives in (wants, ANY):
         return 0.0
     if wants == IMAGE_PAIRS:
-        return row.get("to_image_pairs", 0.0)
+        key = "to_image_pairs_cl" if arrives == CHANNELS_LAST else "to_image_pairs"
+        return row.get(key, row.get("to_image_pairs", 0.0))
     if arrives == IMAGE_PAIRS:
-        return row.get("from_image_pairs", 0.0)
+        key = "from_image_pairs_cl" if wants == CHANNELS_LAST else "from_image_pairs"
+        return row.get(key, row.get("from_image_pairs", 0.0))
     if wants == CHANNELS_LAST:
         return row.get("to_channels_last", 0.0)
     return row.get("to_nchw", 0.0)
@@ -226,6 +231,34 @@ def _itemsize(dtype):
     return torch.empty((), dtype=dtype).element_size()
 
 
+PAIR_CONVERSIONS = ("to_image_pairs", "from_image_pairs", "to_image_pairs_cl",
+                    "from_image_pairs_cl")
+
+
+def _input_bytes(module):
+    elems = 1
+    for d in module.input_shape:
+        elems *= d
+    return elems * _itemsize(module.dtype)
+
+
+def estimate_pair_conversions(rows, modules):
+    """Give each half row without a measured image-pair conversion (a layer without a kernel
+    in that layout, whose input may still arrive as pairs) the time of converting its input
+    at the median measured ms per byte of that conversion, and list the keys it got in
+    `estimated`. Without an estimate such a conversion would cost nothing in the model."""
+    for key in PAIR_CONVERSIONS:
+        rates = sorted(r[key] / _input_bytes(modules[n]) for n, r in rows.items()
+                       if r.get(key) and key not in r.get("estimated", ()))
+        if not rates:
+            continue
+        rate = rates[len(rates) // 2]
+        for n, r in rows.items():
+            if "kept_channels_last" in r and r.get(key) is None:
+                r[key] = rate * _input_bytes(modules[n])
+                r.setdefault("estimated", []).append(key)
+
+
 def junction_costs(junctions, modules, rows):
     """[(a, b, cost)]: a junction's cost is a layout conversion of a's output, at the
     median bytes-per-ms of the rows' measured conversions (None without any)."""
@@ -324,6 +357,7 @@ def decide(model, args, rows, min_speedup, timer=None):
     ordered = {n: rows[n] for n in order if n in rows}
     ordered.update({n: r for n, r in rows.items() if n not in ordered})  # not run: last
     rows = ordered
+    estimate_pair_conversions(rows, modules)
     # image pairs reach a layer without a producer only through carry.py's conversion of an
     # NCHW tensor (the model's input), which the layer is charged for
     observed = {n: NCHW if arrived[n] == IMAGE_PAIRS else arrived[n]

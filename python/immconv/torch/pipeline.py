@@ -628,7 +628,8 @@ POLICY_TIMING = {"warmup": 3, "repeats": 15, "calls": 10}
 # what runs if the layer stays in PyTorch, which the policy decides on)
 MEASURED_KEYS = ("spconv", "cudnn", "x", "baseline", "cudnn_fp32", "x_fp32", "kept", "x_kept",
                  "kept_channels_last", "kept_channels_last_impl", "to_channels_last",
-                 "to_nchw", "spconv_layout", "to_image_pairs", "from_image_pairs", "residual")
+                 "to_nchw", "spconv_layout", "to_image_pairs", "from_image_pairs",
+                 "to_image_pairs_cl", "from_image_pairs_cl", "residual")
 
 
 def totals(rows):
