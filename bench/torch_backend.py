@@ -30,7 +30,8 @@ input, and the run passes if ours is at most --error-factor (2) x PyTorch's half
       --sparsity 0.9 --policy all --dtype f16 --out OUT/r50-b64-f16.json
 
 Run phase, FP32 with TF32 off, cudnn.benchmark on, CUDA graphs (one forward per replay,
-warm-up, median; bench/e2e_torch.py's timing): PyTorch, the explicit API, and with --backend
+warm-up, median; bench/e2e_torch.py's timing): PyTorch (FP32 models also with TF32 on,
+`pytorch_tf32`: PyTorch's default for convs), the explicit API, and with --backend
 torch.compile(model, backend="immconv", options=<the same policy>) and the same model through
 torch.export + immconv.torch.compile. Each output is checked against PyTorch FP32 (max over
 the batch of max |out - ref| / max |ref| per image, bound --tolerance). Result JSON: --out.
@@ -184,6 +185,16 @@ def phase_run(args):
 
     add("pytorch_fp32", lambda: model32(x32), 0.0)
     baseline = "pytorch_fp32"
+    if args.dtype == "f32":
+        # PyTorch's default for FP32 convs: TF32 tensor cores. The flags are read when an op
+        # is dispatched, so a CUDA graph captured inside this call keeps TF32 kernels.
+        def tf32():
+            e2e_torch.set_tf32(True)
+            try:
+                return model32(x32)
+            finally:
+                e2e_torch.set_tf32(False)
+        add("pytorch_tf32", tf32, 0.0)
     if args.dtype != "f32":
         # PyTorch as a half-precision deployment runs: the same model.half() (bfloat16),
         # channels-last, cudnn.benchmark (tensor cores)
