@@ -259,3 +259,36 @@ def test_pairs_on_a_gpu(fake_compiler, tmp_path, dtype):
     # the head's mean may round apart from cuDNN's adaptive pool by an ulp; a misplaced
     # image or channel would not be close
     assert close(outs[0], outs[1], 0.01)
+
+
+def test_conversions_off_cuda_are_the_eager_copy(monkeypatch):
+    # fastcopy.run compiles nothing for a CPU tensor, nor with IMMCONV_COMPILED_COPIES=0
+    from immconv.torch import fastcopy
+    x = torch.randn(4, 3, 2, 2)
+    seen = []
+
+    def spy(t, *args):
+        seen.append(args)
+        return t + 1
+    assert torch.equal(fastcopy.run(spy, x, "a"), x + 1) and seen == [("a",)]
+    assert not fastcopy._COMPILED
+    monkeypatch.setenv("IMMCONV_COMPILED_COPIES", "0")
+    assert not fastcopy._enabled()
+    # a fresh copy of a function is a new code object (torch.compile caches per code object)
+    assert fastcopy._fresh(spy).__code__ is not spy.__code__
+    assert torch.equal(fastcopy._fresh(spy)(x), x + 1)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available() or not hasattr(torch, "compile"),
+                    reason="needs CUDA and torch.compile")
+def test_compiled_conversions_are_bit_equal_on_a_gpu():
+    from immconv.torch import fastcopy, module
+    x = torch.randn(6, 8, 5, 7, device="cuda").half()
+    for src in (x, x.contiguous(memory_format=torch.channels_last)):
+        p = to_image_pairs(src)
+        assert torch.equal(p, module._to_image_pairs(src))
+        for fmt in ("nchw", "channels_last"):
+            y = from_image_pairs(p, fmt)
+            ref = module._from_image_pairs(p, fmt)
+            assert torch.equal(y, ref) and y.stride() == ref.stride()
+    assert fastcopy._COMPILED and not fastcopy._FAILED

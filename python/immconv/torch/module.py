@@ -40,6 +40,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from . import driver as _drv
+from . import fastcopy
 
 _LOADED = {}  # (cubin path, device index) -> driver.LoadedModule
 
@@ -53,13 +54,23 @@ class ShapeMismatch(RuntimeError):
 
 def to_image_pairs(x):
     """An N x C x H x W tensor (any memory format, N even) as image pairs: the contiguous
-    [N/2, C, H, W, 2] tensor whose [m, c, y, x, h] is x[m + h * N/2, c, y, x]."""
+    [N/2, C, H, W, 2] tensor whose [m, c, y, x, h] is x[m + h * N/2, c, y, x]. On CUDA the
+    copy is torch.compile's where it can be (fastcopy.py)."""
+    return fastcopy.run(_to_image_pairs, x)
+
+
+def from_image_pairs(x, memory_format=NCHW):
+    """An image-pair tensor as the N x C x H x W tensor it holds, NCHW or channels-last (on
+    CUDA torch.compile's copy where it can be: fastcopy.py)."""
+    return fastcopy.run(_from_image_pairs, x, memory_format)
+
+
+def _to_image_pairs(x):
     n, c, h, w = x.shape
     return x.reshape(2, n // 2, c, h, w).permute(1, 2, 3, 4, 0).contiguous()
 
 
-def from_image_pairs(x, memory_format=NCHW):
-    """An image-pair tensor as the N x C x H x W tensor it holds, NCHW or channels-last."""
+def _from_image_pairs(x, memory_format):
     m, c, h, w, _ = x.shape
     fmt = torch.channels_last if memory_format == "channels_last" else \
         torch.contiguous_format

@@ -1,0 +1,57 @@
+"""Layout conversions through torch.compile where it is there.
+
+Converting to and from image pairs (module.to_image_pairs / from_image_pairs) is a permuted
+copy. PyTorch runs it eagerly as a strided elementwise copy; Inductor (torch.compile) emits a
+tiled kernel for the same permutation: on an H200 at ResNet-50's batch-64 FP16 shapes,
+bit-equal and 1.5-2.3x faster to and from NCHW, 2.3-6.4x from and to channels-last
+(bench/results/2026-11-27-measured-policy/conversions.json). `run(fn, x, *args)` calls the
+compiled copy of `fn` for a CUDA tensor, compiling it on first use for that shape, and `fn`
+itself where that cannot or should not happen: on CPU, without torch.compile (torch 1.x),
+while a graph is being traced or a CUDA graph captured (no compile there; a conversion
+compiled before is replayed as captured), when IMMCONV_COMPILED_COPIES=0, or once a compile
+of it has failed (one warning). Each (fn, args, shape, dtype, device) has its own compiled
+function object, so neither the recompile limit nor a guard failure ever sends a model's
+conversions back to the eager copy.
+"""
+import os
+import types
+import warnings
+
+import torch
+
+_COMPILED = {}
+_FAILED = set()
+
+
+def _enabled():
+    return hasattr(torch, "compile") and os.environ.get("IMMCONV_COMPILED_COPIES", "1") != "0"
+
+
+def _tracing():
+    compiler = getattr(torch, "compiler", None)
+    is_compiling = getattr(compiler, "is_compiling", None)
+    return bool(is_compiling and is_compiling())
+
+
+def _fresh(fn):
+    """A copy of fn with its own code object: torch.compile caches per code object."""
+    return types.FunctionType(fn.__code__.replace(), fn.__globals__, fn.__name__,
+                              fn.__defaults__, fn.__closure__)
+
+
+def run(fn, x, *args):
+    if not (x.is_cuda and _enabled()) or fn in _FAILED or _tracing():
+        return fn(x, *args)
+    key = (fn, args, tuple(x.shape), tuple(x.stride()), x.dtype, x.device)
+    compiled = _COMPILED.get(key)
+    if compiled is None:
+        if torch.cuda.is_current_stream_capturing():
+            return fn(x, *args)
+        compiled = _COMPILED[key] = torch.compile(_fresh(fn), dynamic=False)
+    try:
+        return compiled(x, *args)
+    except Exception as e:  # noqa: BLE001 - no Inductor backend here: the eager copy
+        _FAILED.add(fn)
+        warnings.warn("immconv: compiled layout conversions unavailable (%s: %s); "
+                      "using PyTorch's copy" % (type(e).__name__, e))
+        return fn(x, *args)
