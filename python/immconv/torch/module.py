@@ -283,11 +283,11 @@ class SpconvConv2d(nn.Module):
             w, b = self.folded(x.device)
             args = (b, self.stride, self.padding[:2], self.dilation, self.groups)
             if self._fused_add:
-                return torch.cudnn_convolution_add_relu(x, w, z, 1.0, *args)
+                return self._give(torch.cudnn_convolution_add_relu(x, w, z, 1.0, *args))
             try:  # eager first call, as in run_channels_last
                 y = torch.cudnn_convolution_add_relu(x, w, z, 1.0, *args)
                 self._fused_add = True
-                return y
+                return self._give(y)
             except RuntimeError:
                 self._fused_add = False
         if self.takes_residual and self.mode == "auto" and x.is_cuda:
@@ -303,6 +303,11 @@ class SpconvConv2d(nn.Module):
             residual = to_image_pairs(residual)
         return F.relu(self.forward(x) + residual)
 
+    def _give(self, y):
+        """A kept layer's 4-D output as its graph expects it: image pairs where carry.py last
+        placed a pair kernel here (`io`), as when a mode is changed without carrying again."""
+        return to_image_pairs(y) if self.io == IMAGE_PAIRS and y.dim() == 4 else y
+
     def forward(self, x, residual=None):
         if residual is not None:
             return self.add_relu(x, residual)
@@ -310,8 +315,8 @@ class SpconvConv2d(nn.Module):
             if x.dim() == 5:  # image pairs handed to a layer kept in torch
                 x = from_image_pairs(x, self.kept_layout)
             if self.kept_layout == "channels_last":
-                return self.run_channels_last(x)
-            return self.original(x.contiguous())
+                return self._give(self.run_channels_last(x))
+            return self._give(self.original(x.contiguous()))
         kernel = self.mode != "reference" and x.is_cuda
         if kernel and self.takes_residual:
             # called without its residual (outside the graph build rewrote): the kernel adds
