@@ -278,8 +278,10 @@ class SpconvConv2d(nn.Module):
                 self.activation == "none" and self._fused_add is not False and \
                 hasattr(torch, "cudnn_convolution_add_relu") and \
                 self.padding[:2] == self.padding[2:]:
+            x, z = (from_image_pairs(t, "channels_last") if t.dim() == 5 else t
+                    for t in (x, residual))
             x = x.to(self.dtype).contiguous(memory_format=torch.channels_last)
-            z = residual.to(self.dtype).contiguous(memory_format=torch.channels_last)
+            z = z.to(self.dtype).contiguous(memory_format=torch.channels_last)
             w, b = self.folded(x.device)
             args = (b, self.stride, self.padding[:2], self.dilation, self.groups)
             if self._fused_add:
