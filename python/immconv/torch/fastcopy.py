@@ -9,9 +9,9 @@ compiled copy of `fn` for a CUDA tensor, compiling it on first use for that shap
 itself where that cannot or should not happen: on CPU, without torch.compile (torch 1.x),
 while a graph is being traced or a CUDA graph captured (no compile there; a conversion
 compiled before is replayed as captured), when IMMCONV_COMPILED_COPIES=0, or once a compile
-of it has failed (one warning). Each (fn, args, shape, dtype, device) has its own compiled
-function object, so neither the recompile limit nor a guard failure ever sends a model's
-conversions back to the eager copy.
+of it has failed (one warning). Each (fn, args, shape, strides, dtype, device) has its own
+compiled function object, so neither the recompile limit nor a guard failure ever sends a
+model's conversions back to the eager copy.
 """
 import os
 import types

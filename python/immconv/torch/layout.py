@@ -28,9 +28,9 @@ the model. A layer pays `to_channels_last` or `to_nchw` (its input converted, me
 and from image pairs `to_image_pairs` and `from_image_pairs` from and to NCHW, and their
 `_cl` twins from and to channels-last) when the layout it wants is not the one that arrives.
 A half layer without a kernel in image pairs has no such measurement of its own: it is
-charged its input's bytes at the median measured rate (`estimated` in its row). After each decision carry.py rewrites the graph for it: image pairs
-flow between the kernels that use them and are converted only where something else reads
-them.
+charged its input's bytes at the median measured rate (`estimated` in its row). After each
+decision carry.py rewrites the graph for it: image pairs flow between the kernels that use
+them and are converted only where something else reads them.
 
 `choose` minimises the sum of the options' times and the conversions by coordinate descent
 from each layer's own fastest option: each layer in turn takes the option that lowers the
@@ -235,11 +235,18 @@ PAIR_CONVERSIONS = ("to_image_pairs", "from_image_pairs", "to_image_pairs_cl",
                     "from_image_pairs_cl")
 
 
-def _input_bytes(module):
+def _bytes(shape, dtype):
     elems = 1
-    for d in module.input_shape:
+    for d in shape:
         elems *= d
-    return elems * _itemsize(module.dtype)
+    return elems * _itemsize(dtype)
+
+
+def _median_rate(rows, modules, key):
+    """The median measured ms per input byte of conversion `key` (None without any)."""
+    rates = sorted(r[key] / _bytes(modules[n].input_shape, modules[n].dtype)
+                   for n, r in rows.items() if r.get(key) and key not in r.get("estimated", ()))
+    return rates[len(rates) // 2] if rates else None
 
 
 def estimate_pair_conversions(rows, modules):
@@ -248,38 +255,24 @@ def estimate_pair_conversions(rows, modules):
     at the median measured ms per byte of that conversion, and list the keys it got in
     `estimated`. Without an estimate such a conversion would cost nothing in the model."""
     for key in PAIR_CONVERSIONS:
-        rates = sorted(r[key] / _input_bytes(modules[n]) for n, r in rows.items()
-                       if r.get(key) and key not in r.get("estimated", ()))
-        if not rates:
+        rate = _median_rate(rows, modules, key)
+        if rate is None:
             continue
-        rate = rates[len(rates) // 2]
         for n, r in rows.items():
             if "kept_channels_last" in r and r.get(key) is None:
-                r[key] = rate * _input_bytes(modules[n])
+                r[key] = rate * _bytes(modules[n].input_shape, modules[n].dtype)
                 r.setdefault("estimated", []).append(key)
 
 
 def junction_costs(junctions, modules, rows):
     """[(a, b, cost)]: a junction's cost is a layout conversion of a's output, at the
     median bytes-per-ms of the rows' measured conversions (None without any)."""
-    rates = []
-    for n, r in rows.items():
-        if r.get("to_channels_last"):
-            m = modules[n]
-            elems = 1
-            for d in m.input_shape:
-                elems *= d
-            rates.append(r["to_channels_last"] / (elems * _itemsize(m.dtype)))
-    if not rates:
+    rate = _median_rate(rows, modules, "to_channels_last")
+    if rate is None:
         return []
-    rate = sorted(rates)[len(rates) // 2]
-    out = []
-    for a, b, _ in junctions:  # a's output and b's have the add's shape
-        elems = 1
-        for d in modules[b].output_shape:
-            elems *= d
-        out.append((a, b, rate * elems * _itemsize(modules[b].dtype)))
-    return out
+    # a's output and b's have the add's shape
+    return [(a, b, rate * _bytes(modules[b].output_shape, modules[b].dtype))
+            for a, b, _ in junctions]
 
 
 def trace(model, args, names):
