@@ -18,8 +18,9 @@ keep the layout, and are converted (one copy) only where something else reads th
   ReLU6, hardtanh, Identity, Dropout)       image pairs
   the same with any other tensor argument   converted to NCHW        NCHW
   nn.MaxPool2d                              kept                      image pairs
-                                            (channels-last max_pool2d over the pair)
+                                            (max_pool2d over the pair; compiled on CUDA)
   nn.AdaptiveAvgPool2d                      pooled, then converted    NCHW
+                                            (one compiled function on CUDA)
   anything else, and the graph's output     converted to NCHW        NCHW
 
 A tensor converted once is reused by every reader that wants it in that layout. Every node
@@ -35,6 +36,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from . import fastcopy
 from .module import IMAGE_PAIRS, NCHW, SpconvConv2d, from_image_pairs, to_image_pairs
 
 CHANNELS_LAST = "channels_last"
@@ -50,26 +52,40 @@ def _pair(v):
 
 
 def ip_max_pool2d(x, pool):
-    """nn.MaxPool2d `pool` on an image-pair tensor [M, C, H, W, 2]: seen as M * C planes of
-    two channels stored channels-last ([M * C, 2, H, W] with the pair innermost), it is
-    PyTorch's channels-last max_pool2d, whose output keeps that layout, so the result is a
-    view of pairs again. (PyTorch's max_pool3d with a (kh, kw, 1) window computes the same but
-    measured 2 ms on ResNet-50's stem pool at batch 64, H200: 4.0 of 7.7 ms end to end.) On
-    CPU it pools in float32 (PyTorch 1.x has no CPU float16 max_pool2d); a maximum of
-    rounded values is exact either way."""
+    """nn.MaxPool2d `pool` on an image-pair tensor [M, C, H, W, 2], as image pairs. On CUDA
+    through torch.compile where it can be (fastcopy.py): Inductor reads the pair layout
+    directly, where PyTorch's own pools see two channels stored channels-last (below)."""
+    stride = pool.stride if pool.stride is not None else pool.kernel_size
+    return fastcopy.run(_ip_max_pool2d, x, _pair(pool.kernel_size), _pair(stride),
+                        _pair(pool.padding), _pair(pool.dilation), bool(pool.ceil_mode))
+
+
+def _ip_max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode):
+    """Seen as M * C planes of two channels stored channels-last ([M * C, 2, H, W] with the
+    pair innermost), the pool is PyTorch's channels-last max_pool2d, whose output keeps that
+    layout, so the result is a view of pairs again. (PyTorch's max_pool3d with a (kh, kw, 1)
+    window computes the same but measured 2 ms on ResNet-50's stem pool at batch 64, H200:
+    4.0 of 7.7 ms end to end.) On CPU it pools in float32 (PyTorch 1.x has no CPU float16
+    max_pool2d); a maximum of rounded values is exact either way."""
     m, c, h, w, _ = x.shape
     planes = x.reshape(m * c, h, w, 2).permute(0, 3, 1, 2)
-    y = F.max_pool2d(planes if x.is_cuda else planes.float(), pool.kernel_size, pool.stride,
-                     pool.padding, pool.dilation, pool.ceil_mode)
+    y = F.max_pool2d(planes if x.is_cuda else planes.float(), kernel_size, stride, padding,
+                     dilation, ceil_mode)
     p, q = y.shape[2:]
     return y.permute(0, 2, 3, 1).reshape(m, c, p, q, 2).to(x.dtype)
 
 
 def ip_adaptive_avg_pool2d(x, pool):
     """nn.AdaptiveAvgPool2d `pool` on an image-pair tensor, given back as an NCHW tensor
-    (what a classifier head reads): a mean over H and W for the global pool, else a 3-D
-    adaptive pool that keeps the pair (float32 on CPU, as above)."""
-    oh, ow = _pair(pool.output_size)
+    (what a classifier head reads); on CUDA through torch.compile where it can be, pool and
+    conversion in one (fastcopy.py)."""
+    return fastcopy.run(_ip_adaptive_avg_pool2d, x, _pair(pool.output_size))
+
+
+def _ip_adaptive_avg_pool2d(x, output_size):
+    """A mean over H and W for the global pool, else a 3-D adaptive pool that keeps the
+    pair (float32 on CPU, as above); then out of pairs."""
+    oh, ow = output_size
     if (oh, ow) == (1, 1):
         y = x.mean(dim=(2, 3), keepdim=True)
     else:

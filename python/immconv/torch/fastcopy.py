@@ -1,10 +1,13 @@
-"""Layout conversions through torch.compile where it is there.
+"""Layout conversions, and the pools over image pairs, through torch.compile where it is there.
 
 Converting to and from image pairs (module.to_image_pairs / from_image_pairs) is a permuted
 copy. PyTorch runs it eagerly as a strided elementwise copy; Inductor (torch.compile) emits a
 tiled kernel for the same permutation: on an H200 at ResNet-50's batch-64 FP16 shapes,
 bit-equal and 1.5-2.3x faster to and from NCHW, 2.3-6.4x from and to channels-last
-(bench/results/2026-11-27-measured-policy/conversions.json). `run(fn, x, *args)` calls the
+(bench/results/2026-11-27-measured-policy/conversions.json). The pools over image pairs
+(carry.ip_max_pool2d, ip_adaptive_avg_pool2d) run here too: PyTorch's max_pool2d sees a pair
+as two channels stored channels-last, a shape its kernels do not vectorize, while Inductor
+reads the pair layout directly. `run(fn, x, *args)` calls the
 compiled copy of `fn` for a CUDA tensor, compiling it on first use for that shape, and `fn`
 itself where that cannot or should not happen: on CPU, without torch.compile (torch 1.x),
 while a graph is being traced or a CUDA graph captured (no compile there; a conversion
@@ -52,6 +55,6 @@ def run(fn, x, *args):
         return compiled(x, *args)
     except Exception as e:  # noqa: BLE001 - no Inductor backend here: the eager copy
         _FAILED.add(fn)
-        warnings.warn("immconv: compiled layout conversions unavailable (%s: %s); "
-                      "using PyTorch's copy" % (type(e).__name__, e))
+        warnings.warn("immconv: compiled %s unavailable (%s: %s); using PyTorch's eager "
+                      "op" % (fn.__name__.lstrip("_"), type(e).__name__, e))
         return fn(x, *args)
