@@ -20,7 +20,6 @@ keep the layout, and are converted (one copy) only where something else reads th
   nn.MaxPool2d                              kept                      image pairs
                                             (max_pool2d over the pair; compiled on CUDA)
   nn.AdaptiveAvgPool2d                      pooled, then converted    NCHW
-                                            (one compiled function on CUDA)
   anything else, and the graph's output     converted to NCHW        NCHW
 
 A tensor converted once is reused by every reader that wants it in that layout. Every node
@@ -77,15 +76,11 @@ def _ip_max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode):
 
 def ip_adaptive_avg_pool2d(x, pool):
     """nn.AdaptiveAvgPool2d `pool` on an image-pair tensor, given back as an NCHW tensor
-    (what a classifier head reads); on CUDA through torch.compile where it can be, pool and
-    conversion in one (fastcopy.py)."""
-    return fastcopy.run(_ip_adaptive_avg_pool2d, x, _pair(pool.output_size))
-
-
-def _ip_adaptive_avg_pool2d(x, output_size):
-    """A mean over H and W for the global pool, else a 3-D adaptive pool that keeps the
-    pair (float32 on CPU, as above); then out of pairs."""
-    oh, ow = output_size
+    (what a classifier head reads): a mean over H and W for the global pool, else a 3-D
+    adaptive pool that keeps the pair (float32 on CPU, as above). Eager: compiled, ResNet-50's
+    head (pool and conversion in one function) ran slower, 0.0154 against 0.0132 ms
+    (bench/results/2026-11-27-compiled-pools)."""
+    oh, ow = _pair(pool.output_size)
     if (oh, ow) == (1, 1):
         y = x.mean(dim=(2, 3), keepdim=True)
     else:

@@ -1,20 +1,21 @@
-"""Layout conversions, and the pools over image pairs, through torch.compile where it is there.
+"""Layout conversions, and max pools over image pairs, through torch.compile where it is there.
 
 Converting to and from image pairs (module.to_image_pairs / from_image_pairs) is a permuted
 copy. PyTorch runs it eagerly as a strided elementwise copy; Inductor (torch.compile) emits a
 tiled kernel for the same permutation: on an H200 at ResNet-50's batch-64 FP16 shapes,
 bit-equal and 1.5-2.3x faster to and from NCHW, 2.3-6.4x from and to channels-last
-(bench/results/2026-11-27-measured-policy/conversions.json). The pools over image pairs
-(carry.ip_max_pool2d, ip_adaptive_avg_pool2d) run here too: PyTorch's max_pool2d sees a pair
-as two channels stored channels-last, a shape its kernels do not vectorize, while Inductor
-reads the pair layout directly. `run(fn, x, *args)` calls the
-compiled copy of `fn` for a CUDA tensor, compiling it on first use for that shape, and `fn`
-itself where that cannot or should not happen: on CPU, without torch.compile (torch 1.x),
-while a graph is being traced or a CUDA graph captured (no compile there; a conversion
-compiled before is replayed as captured), when IMMCONV_COMPILED_COPIES=0, or once a compile
-of it has failed (one warning). Each (fn, args, shape, strides, dtype, device) has its own
-compiled function object, so neither the recompile limit nor a guard failure ever sends a
-model's conversions back to the eager copy.
+(bench/results/2026-11-27-measured-policy/conversions.json). The max pool over image pairs
+(carry.ip_max_pool2d) runs here too: ResNet-50's stem pool at batch 64, FP16, 0.2921 ms
+eagerly (PyTorch's pool over two channels stored channels-last) and 0.0463 ms compiled,
+bit-equal; PyTorch's own pool over the same tensor in channels-last takes 0.2204
+(bench/results/2026-11-27-compiled-pools). `run(fn, x, *args)` calls the compiled copy of
+`fn` for a CUDA tensor, compiling it on first use for that shape, and `fn` itself where that
+cannot or should not happen: on CPU, without torch.compile (torch 1.x), while a graph is
+being traced or a CUDA graph captured (no compile there; a function compiled before is
+replayed as captured), when IMMCONV_COMPILED_COPIES=0, or once a compile of it has failed
+(one warning). Each (fn, args, shape, strides, dtype, device) has its own compiled function
+object, so neither the recompile limit nor a guard failure ever sends a model's conversions
+back to the eager copy.
 """
 import os
 import types
