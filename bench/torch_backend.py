@@ -140,6 +140,7 @@ def count_modes(model):
 def phase_run(args):
     import immconv.torch as it
     from immconv.torch.bench import time_cuda_graph
+    from immconv.torch import fastcopy
     import tempfile
     cfg = config(args)
     model32, x32, model, x = make(args)
@@ -174,12 +175,17 @@ def phase_run(args):
     variants = {}
 
     def add(name, fn, build_s, info=None):
+        calls = fastcopy.stats()
         with torch.no_grad():
             out = fn()
             torch.cuda.synchronize()
             err, _ = e2e_torch.rel_err(out.float(), ref)
         variants[name] = fn
         rec["variants"][name] = dict(info or {}, max_rel_err=err, build_seconds=build_s)
+        # how this forward ran immconv's layout conversions and pools over pairs: compiled
+        # or eager (fastcopy.py); none for PyTorch's own models
+        after = fastcopy.stats()
+        rec["variants"][name]["layout_op_calls"] = {k: after[k] - calls[k] for k in calls}
         print("%s: max rel err %.3g (build %.1f s) %s" % (name, err, build_s, info or ""),
               flush=True)
 

@@ -270,9 +270,10 @@ def test_conversions_off_cuda_are_the_eager_copy(monkeypatch):
     def spy(t, *args):
         seen.append(args)
         return t + 1
-    before = len(fastcopy._COMPILED)
+    before, calls = len(fastcopy._COMPILED), fastcopy.stats()
     assert torch.equal(fastcopy.run(spy, x, "a"), x + 1) and seen == [("a",)]
     assert len(fastcopy._COMPILED) == before
+    assert fastcopy.stats() == dict(calls, eager=calls["eager"] + 1)
     monkeypatch.setenv("IMMCONV_COMPILED_COPIES", "0")
     assert not fastcopy._enabled()
     # a fresh copy of a function is a new code object (torch.compile caches per code object)
@@ -302,9 +303,10 @@ def test_compiled_max_pools_over_pairs_are_bit_equal_on_a_gpu(monkeypatch):
     from immconv.torch import fastcopy
     p = to_image_pairs(torch.randn(6, 8, 15, 13, device="cuda").half())
     pools = [nn.MaxPool2d(3, 2, 1), nn.MaxPool2d((2, 3), (1, 2), (1, 0), ceil_mode=True)]
-    before = len(fastcopy._COMPILED)
+    before, calls = len(fastcopy._COMPILED), fastcopy.stats()
     got = [carry.ip_max_pool2d(p, pool) for pool in pools]
     assert len(fastcopy._COMPILED) == before + len(pools) and not fastcopy._FAILED
+    assert fastcopy.stats() == dict(calls, compiled=calls["compiled"] + len(pools))
     monkeypatch.setenv("IMMCONV_COMPILED_COPIES", "0")
     for pool, y in zip(pools, got):
         ref = carry.ip_max_pool2d(p, pool)

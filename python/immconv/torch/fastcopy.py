@@ -25,6 +25,15 @@ import torch
 
 _COMPILED = {}
 _FAILED = set()
+_CALLS = {"compiled": 0, "eager": 0}  # how each call of run() went (stats())
+
+
+def stats():
+    """How many calls of run() ran a compiled function and how many the eager one, so far
+    (calls traced into a caller's graph are neither): a caller can check that a model's
+    conversions and pools run compiled where it runs them (inside
+    torch.compile(backend="immconv")'s graphs, for one)."""
+    return dict(_CALLS)
 
 
 def _enabled():
@@ -44,18 +53,28 @@ def _fresh(fn):
 
 
 def run(fn, x, *args):
-    if not (x.is_cuda and _enabled()) or fn in _FAILED or _tracing():
+    if _tracing():  # inside a caller's graph: traced into it, neither counted nor compiled
         return fn(x, *args)
+    compiled = _compiled(fn, x, args)
+    if compiled is not None:
+        try:
+            y = compiled(x, *args)
+            _CALLS["compiled"] += 1
+            return y
+        except Exception as e:  # noqa: BLE001 - no Inductor backend here: the eager op
+            _FAILED.add(fn)
+            warnings.warn("immconv: compiled %s unavailable (%s: %s); using PyTorch's eager "
+                          "op" % (fn.__name__.lstrip("_"), type(e).__name__, e))
+    _CALLS["eager"] += 1
+    return fn(x, *args)
+
+
+def _compiled(fn, x, args):
+    """The compiled function for this call, made on first use; None where the eager op runs."""
+    if not (x.is_cuda and _enabled()) or fn in _FAILED:
+        return None
     key = (fn, args, tuple(x.shape), tuple(x.stride()), x.dtype, x.device)
     compiled = _COMPILED.get(key)
-    if compiled is None:
-        if torch.cuda.is_current_stream_capturing():
-            return fn(x, *args)
+    if compiled is None and not torch.cuda.is_current_stream_capturing():
         compiled = _COMPILED[key] = torch.compile(_fresh(fn), dynamic=False)
-    try:
-        return compiled(x, *args)
-    except Exception as e:  # noqa: BLE001 - no Inductor backend here: the eager copy
-        _FAILED.add(fn)
-        warnings.warn("immconv: compiled %s unavailable (%s: %s); using PyTorch's eager "
-                      "op" % (fn.__name__.lstrip("_"), type(e).__name__, e))
-        return fn(x, *args)
+    return compiled
