@@ -313,6 +313,36 @@ def test_compiled_max_pools_over_pairs_are_bit_equal_on_a_gpu(monkeypatch):
         assert torch.equal(y, ref) and y.stride() == ref.stride()
 
 
+@pytest.mark.skipif(not hasattr(torch, "compile") or
+                    not hasattr(getattr(torch, "export", None), "export"),
+                    reason="needs torch.compile and torch.export (PyTorch 2: the GPU machine)")
+def test_pairs_go_through_the_max_pool_of_dynamo_and_export_graphs(fake_compiler, tmp_path):
+    # their graphs call the pool as a function (F.max_pool2d, aten.max_pool2d...), which
+    # lift.py makes an nn.MaxPool2d again: the pairs go through it, one conversion in all
+    # (the input), where a pool carry.py did not see would add one on each side of it
+    from immconv.torch.dynamo import ImmconvBackend
+    m = net()
+    x = torch.randn(4, 3, 16, 16).to(torch.bfloat16)
+    opts = dict(sparsity_threshold=0.0, progress=False, kernel_cache=False,
+                layout="image_pairs")
+    graphs = []
+
+    class Spy(ImmconvBackend):
+        def __call__(self, gm, example_inputs, **kw):
+            graphs.append(super().__call__(gm, example_inputs, **kw))
+            return graphs[-1]
+    exported = st.compile(torch.export.export(m, (x,)), (x,), out_dir=str(tmp_path / "ep"),
+                          **opts)
+    with torch.no_grad():
+        ref = net().float()(x.float())
+        outs = [exported(x), torch.compile(net(), backend=Spy(**opts))(x)]
+    gms = [exported] + [cm for g in graphs for cm in g.specialised.values()]
+    assert len(gms) == 2
+    for gm, out in zip(gms, outs):
+        assert calls(gm, carry.ip_max_pool2d) == 1 and calls(gm, to_image_pairs) == 1
+        assert close(out.float(), ref, 0.05)
+
+
 def test_a_mode_changed_without_carrying_again(fake_compiler, tmp_path):
     # a layer carry.py placed as a pair kernel, then kept in torch by hand: it still hands
     # its graph image pairs (and takes them), so the model computes the same

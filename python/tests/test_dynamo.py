@@ -3,6 +3,7 @@ forms those hand over (functional calls with weights as graph inputs; ATen ops w
 as attributes) are lifted and compiled like a module model, the backend specialises per
 input shape and per weight version, and the kernel cache keys agree across front ends."""
 import copy
+import operator
 import os
 
 import pytest
@@ -244,6 +245,39 @@ def test_lift_leaves_non_constant_and_training_convs(fake_compiler):
     lifted, frozen = lift_mod.lift(it.pipeline.fresh_graph_module(gm), [x, w])
     assert frozen == set()
     assert not any(n.op == "call_module" for n in lifted.graph.nodes)
+
+
+def test_max_pools_are_lifted_in_every_graph_form():
+    """Functional, torch.* and ATen max pools become nn.MaxPool2d calls (what carry.py keeps
+    image pairs through); a pool whose indices are read stays as it is."""
+    aten = torch.ops.aten
+    g = torch.fx.Graph()
+    x = g.placeholder("x")
+    ys = [g.call_function(F.max_pool2d, (x, 3, 2, 1)),
+          g.call_function(torch.max_pool2d, (x, [2, 2])),
+          g.call_function(aten.max_pool2d.default, (x, [3, 2], [1, 2], [1, 0], [1, 1], True))]
+    both = g.call_function(aten.max_pool2d_with_indices.default, (x, [2, 2], [2, 2]))
+    ys.append(g.call_function(operator.getitem, (both, 0)))
+    kept = g.call_function(aten.max_pool2d_with_indices.default, (x, [3, 3]))
+    ys += [g.call_function(operator.getitem, (kept, 0)),
+           g.call_function(operator.getitem, (kept, 1))]
+    g.output(tuple(ys))
+    gm = torch.fx.GraphModule(nn.Module(), g)
+    xin = torch.randn(2, 3, 9, 8)
+    ref = gm(xin)
+    lifted, frozen = lift_mod.lift(it.pipeline.fresh_graph_module(gm), [xin])
+    assert frozen == set()
+    pools = [(n.target, lifted.get_submodule(n.target)) for n in lifted.graph.nodes
+             if n.op == "call_module"]
+    assert [(p.kernel_size, p.stride, p.padding, p.ceil_mode) for _, p in pools] == [
+        ((3, 3), (2, 2), (1, 1), False), ((2, 2), (2, 2), (0, 0), False),
+        ((3, 2), (1, 2), (1, 0), True), ((2, 2), (2, 2), (0, 0), False)]
+    assert all(isinstance(p, nn.MaxPool2d) for _, p in pools)
+    left = [n for n in lifted.graph.nodes if n.op == "call_function"
+            and lift_mod.op_name(n.target) == "aten::max_pool2d_with_indices"]
+    assert len(left) == 1  # the one whose indices are read
+    for a, b in zip(lifted(xin), ref):
+        assert torch.equal(a, b)
 
 
 def test_export_programs_are_accepted_when_torch_has_export(fake_compiler, tmp_path):

@@ -13,6 +13,11 @@ The graphs differ in how a conv appears:
   `aten._native_batch_norm_legit_no_training` (+ getitem 0) or `aten.batch_norm`, with the
   weights as attributes (get_attr).
 
+Max pools are lifted too (`F.max_pool2d`, `torch.max_pool2d`, `aten.max_pool2d`, or
+`aten.max_pool2d_with_indices` whose indices nobody reads -> an nn.MaxPool2d submodule): the
+image-pair layout is carried through an nn.MaxPool2d (carry.py), and a pool it does not see
+sends the pairs through two conversions, to NCHW and back.
+
 A conv's weight (or a BN's statistics) counts as a constant when it is an attribute of the
 graph module, or a placeholder (dynamo passes the parameter itself): the compiled kernel folds
 its value, so the caller must check that later calls pass the same tensors unchanged (the
@@ -62,6 +67,12 @@ BN_FUNC_DEFAULTS = {"weight": None, "bias": None, "training": False, "momentum":
 BN_ATEN_ARGS = ["input", "weight", "bias", "running_mean", "running_var", "training",
                 "momentum", "eps", "cudnn_enabled"]
 BN_LEGIT_ARGS = ["input", "weight", "bias", "running_mean", "running_var", "momentum", "eps"]
+POOL_ARGS = ["input", "kernel_size", "stride", "padding", "dilation", "ceil_mode",
+             "return_indices"]
+POOL_DEFAULTS = {"stride": None, "padding": 0, "dilation": 1, "ceil_mode": False,
+                 "return_indices": False}
+# F.max_pool2d is a dispatcher on return_indices; _max_pool2d is its no-indices branch
+POOL_FUNCS = {F.max_pool2d, getattr(F, "_max_pool2d", F.max_pool2d), torch.max_pool2d}
 
 
 def _pair(v):
@@ -158,8 +169,23 @@ def _bn_module(c, a):
     return bn
 
 
+def _pool_module(a):
+    """nn.MaxPool2d of a max pool call, or None where it gives indices or a size is not a
+    constant."""
+    if a["return_indices"]:
+        return None
+    try:
+        k = _pair(a["kernel_size"])
+        stride = _pair(a["stride"]) if a["stride"] not in (None, [], ()) else k
+        return nn.MaxPool2d(k, stride, _pair(a["padding"]), _pair(a["dilation"]),
+                            ceil_mode=bool(a["ceil_mode"]))
+    except (TypeError, ValueError):  # a size given by another node
+        return None
+
+
 def _match(node):
-    """('conv'|'bn'|'bn_legit', _Args) for a functional or aten conv/BN call, else None."""
+    """('conv'|'bn'|'bn_legit'|'pool'|'pool_indices', _Args) for a functional or aten conv,
+    BN or max pool call, else None."""
     if node.op != "call_function":
         return None
     t = node.target
@@ -178,13 +204,18 @@ def _match(node):
         a = _Args(node, BN_LEGIT_ARGS, {})
         a.v["training"] = False
         return "bn_legit", a
+    if t in POOL_FUNCS or name == "aten::max_pool2d":
+        return "pool", _Args(node, POOL_ARGS, POOL_DEFAULTS)
+    if name == "aten::max_pool2d_with_indices":
+        return "pool_indices", _Args(node, POOL_ARGS[:-1], POOL_DEFAULTS)
     return None
 
 
 def lift(gm, example_inputs=None, prefix="immconv_"):
-    """Rewrites gm in place (functional/aten conv and eval BN with constant weights -> call
-    of a new submodule) and returns (gm, frozen): the indices of the placeholders whose
-    tensors were folded. Convs whose weights are not constants are left alone."""
+    """Rewrites gm in place (functional/aten conv and eval BN with constant weights, and max
+    pools -> call of a new submodule) and returns (gm, frozen): the indices of the
+    placeholders whose tensors were folded. Convs whose weights are not constants are left
+    alone."""
     c = _Constants(gm, example_inputs)
     count = 0
     for node in list(gm.graph.nodes):
@@ -202,6 +233,11 @@ def lift(gm, example_inputs=None, prefix="immconv_"):
             if mod is None:
                 continue
             target = "%sconv%d" % (prefix, count)
+        elif kind in ("pool", "pool_indices"):
+            mod = _pool_module(a)
+            if mod is None:
+                continue
+            target = "%spool%d" % (prefix, count)
         else:
             mod = _bn_module(c, a)
             if mod is None:
@@ -212,8 +248,8 @@ def lift(gm, example_inputs=None, prefix="immconv_"):
         with gm.graph.inserting_before(node):
             new = gm.graph.call_module(target, (x,))
         new.meta = {}
-        if kind == "bn_legit":
-            # (out, save_mean, save_var): only the output is read in inference graphs
+        if kind in ("bn_legit", "pool_indices"):
+            # (out, save_mean, save_var) or (out, indices): only the output may be read
             users = list(node.users)
             if not all(u.op == "call_function" and u.target is operator.getitem and
                        u.args[1] == 0 for u in users):
