@@ -12,6 +12,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 
 import immconv.torch as st  # noqa: E402
 from immconv import mlir  # noqa: E402
@@ -311,6 +312,20 @@ def test_compiled_max_pools_over_pairs_are_bit_equal_on_a_gpu(monkeypatch):
     for pool, y in zip(pools, got):
         ref = carry.ip_max_pool2d(p, pool)
         assert torch.equal(y, ref) and y.stride() == ref.stride()
+
+
+def test_pairs_go_through_a_max_pool_the_model_calls_as_a_function(fake_compiler, tmp_path):
+    # F.max_pool2d in the model's own forward is lifted to an nn.MaxPool2d at build
+    class FunctionalPool(Net):
+        def forward(self, x):
+            x = F.max_pool2d(self.relu(self.bn(self.stem(x))), 3, 2, 1)
+            return self.fc(torch.flatten(self.avg(self.block(x)), 1))
+    torch.manual_seed(0)
+    m = prune_(FunctionalPool(), 0.6).eval().to(torch.bfloat16)
+    _, x, cm = compiled(tmp_path, "image_pairs", model=m)
+    assert calls(cm, carry.ip_max_pool2d) == 1 and calls(cm, to_image_pairs) == 1
+    with torch.no_grad():
+        assert close(cm(x).float(), m.float()(x.float()), 0.05)
 
 
 @pytest.mark.skipif(not hasattr(torch, "compile") or

@@ -211,16 +211,17 @@ def _match(node):
     return None
 
 
-def lift(gm, example_inputs=None, prefix="immconv_"):
+def lift(gm, example_inputs=None, prefix="immconv_", pools_only=False):
     """Rewrites gm in place (functional/aten conv and eval BN with constant weights, and max
     pools -> call of a new submodule) and returns (gm, frozen): the indices of the
     placeholders whose tensors were folded. Convs whose weights are not constants are left
-    alone."""
+    alone. pools_only: the max pools alone (a traced user model, whose convs the manifest
+    names by their modules)."""
     c = _Constants(gm, example_inputs)
     count = 0
     for node in list(gm.graph.nodes):
         m = _match(node)
-        if m is None:
+        if m is None or (pools_only and m[0] not in ("pool", "pool_indices")):
             continue
         kind, a = m
         x = a["input"]
@@ -238,6 +239,8 @@ def lift(gm, example_inputs=None, prefix="immconv_"):
             if mod is None:
                 continue
             target = "%spool%d" % (prefix, count)
+            while hasattr(gm, target):  # a user's module of that name
+                target += "_"
         else:
             mod = _bn_module(c, a)
             if mod is None:

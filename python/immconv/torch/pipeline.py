@@ -29,6 +29,7 @@ from ..compiler import CompileError, compile_mlir
 from . import carry, kcache, policy
 from . import layout as layouts
 from .fusion import DTYPES, find_chains, is_plain_conv, trace
+from .lift import lift
 from .module import SpconvConv2d
 
 MANIFEST = "manifest.json"
@@ -356,7 +357,6 @@ def prepare(model, example_input, copy_graph=True):
         model = model.module()
         copy_graph = False  # a fresh module already
     if isinstance(model, torch.fx.GraphModule):
-        from .lift import lift
         gm = fresh_graph_module(model) if copy_graph else model
         return lift(gm, as_args(example_input))
     return model, set()
@@ -815,6 +815,9 @@ def build(model, manifest, out_dir, inplace=False):
     gm.graph.lint()
     gm.recompile()
     gm.delete_all_unused_submodules()
+    # a max pool the model calls as a function, as an nn.MaxPool2d: carry keeps pairs
+    # through that (lift.py; graphs from torch.compile / torch.export are lifted already)
+    lift(gm, pools_only=True)
     # relu(conv + residual) as one call: one kernel where the layer's takes the residual, one
     # cuDNN call where a half layer is kept channels-last, else the conv, the add, the ReLU
     layouts.fuse_add_relu(gm, {l["module"] for l in manifest["layers"] + manifest.get("fused", [])
