@@ -52,8 +52,9 @@ def _pair(v):
 
 def ip_max_pool2d(x, pool):
     """nn.MaxPool2d `pool` on an image-pair tensor [M, C, H, W, 2], as image pairs. On CUDA
-    through torch.compile where it can be (fastcopy.py): Inductor reads the pair layout
-    directly, where PyTorch's own pools see two channels stored channels-last (below)."""
+    through torch.compile where it can be (fastcopy.py): PyTorch's eager pool over the view
+    below writes int64 indices and runs blocks two channels wide, 6.3x slower than
+    Inductor's kernel on ResNet-50's stem (bench/results/2026-11-27-compiled-pools)."""
     stride = pool.stride if pool.stride is not None else pool.kernel_size
     return fastcopy.run(_ip_max_pool2d, x, _pair(pool.kernel_size), _pair(stride),
                         _pair(pool.padding), _pair(pool.dilation), bool(pool.ceil_mode))
