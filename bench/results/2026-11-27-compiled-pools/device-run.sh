@@ -37,7 +37,8 @@ for step in "$@"; do
   echo "== $step $(date -u +%T)" >> "$LOG"
   case $step in
     pools) timeout 200 python3 "$D/pool_bench.py" "$OUT/pools.json" >> "$LOG" 2>&1 ;;
-    pytest) timeout 200 python3 -m pytest -q -p no:cacheprovider python/tests/test_carry.py python/tests/test_dynamo.py \
+    pytest) timeout 300 python3 -m pytest -q -p no:cacheprovider python/tests/test_carry.py python/tests/test_dynamo.py \
+              python/tests/test_layout.py python/tests/test_residual.py python/tests/test_torch.py python/tests/test_half.py \
               > "$OUT/pytest.txt" 2>&1; tail -3 "$OUT/pytest.txt" >> "$LOG" ;;
     e2e) bash bench/results/2026-11-27-image-pair-e2e/run-e2e.sh ip-all ip-default > /dev/null ;;
     candidates) RUNS=ip:64 INDUCTOR=1 bash bench/results/2026-11-27-measured-policy/device-run.sh \
