@@ -265,8 +265,10 @@ def test_max_pools_are_lifted_in_every_graph_form():
     gm = torch.fx.GraphModule(nn.Module(), g)
     xin = torch.randn(2, 3, 9, 8)
     ref = gm(xin)
-    lifted, frozen = lift_mod.lift(it.pipeline.fresh_graph_module(gm), [xin])
-    assert frozen == set()
+    # lift() takes the convs and BNs only; build() lifts the pools of every graph it builds
+    convs, frozen = lift_mod.lift(it.pipeline.fresh_graph_module(gm), [xin])
+    assert frozen == set() and not any(n.op == "call_module" for n in convs.graph.nodes)
+    lifted = lift_mod.lift_pools(it.pipeline.fresh_graph_module(gm))
     pools = [(n.target, lifted.get_submodule(n.target)) for n in lifted.graph.nodes
              if n.op == "call_module"]
     assert [(p.kernel_size, p.stride, p.padding, p.ceil_mode) for _, p in pools] == [

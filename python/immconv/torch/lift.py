@@ -13,8 +13,9 @@ The graphs differ in how a conv appears:
   `aten._native_batch_norm_legit_no_training` (+ getitem 0) or `aten.batch_norm`, with the
   weights as attributes (get_attr).
 
-Max pools are lifted too (`F.max_pool2d`, `torch.max_pool2d`, `aten.max_pool2d`, or
-`aten.max_pool2d_with_indices` whose indices nobody reads -> an nn.MaxPool2d submodule): the
+`lift_pools` does the same for max pools (`F.max_pool2d`, `torch.max_pool2d`,
+`aten.max_pool2d`, or `aten.max_pool2d_with_indices` whose indices nobody reads -> an
+nn.MaxPool2d submodule), in every graph pipeline.build makes, a user's model's included: the
 image-pair layout is carried through an nn.MaxPool2d (carry.py), and a pool it does not see
 sends the pairs through two conversions, to NCHW and back.
 
@@ -211,17 +212,28 @@ def _match(node):
     return None
 
 
-def lift(gm, example_inputs=None, prefix="immconv_", pools_only=False):
-    """Rewrites gm in place (functional/aten conv and eval BN with constant weights, and max
-    pools -> call of a new submodule) and returns (gm, frozen): the indices of the
-    placeholders whose tensors were folded. Convs whose weights are not constants are left
-    alone. pools_only: the max pools alone (a traced user model, whose convs the manifest
-    names by their modules)."""
+POOL_KINDS = ("pool", "pool_indices")
+
+
+def lift(gm, example_inputs=None, prefix="immconv_"):
+    """Rewrites gm in place (functional/aten conv and eval BN with constant weights -> call
+    of a new submodule) and returns (gm, frozen): the indices of the placeholders whose
+    tensors were folded. Convs whose weights are not constants are left alone."""
+    return _lift(gm, example_inputs, prefix, lambda kind: kind not in POOL_KINDS)
+
+
+def lift_pools(gm, prefix="immconv_"):
+    """Rewrites gm's functional and aten max pools in place as calls of new nn.MaxPool2d
+    submodules; pipeline.build does it for every model it builds, whatever the front end."""
+    return _lift(gm, None, prefix, lambda kind: kind in POOL_KINDS)[0]
+
+
+def _lift(gm, example_inputs, prefix, wanted):
     c = _Constants(gm, example_inputs)
     count = 0
     for node in list(gm.graph.nodes):
         m = _match(node)
-        if m is None or (pools_only and m[0] not in ("pool", "pool_indices")):
+        if m is None or not wanted(m[0]):
             continue
         kind, a = m
         x = a["input"]
@@ -234,7 +246,7 @@ def lift(gm, example_inputs=None, prefix="immconv_", pools_only=False):
             if mod is None:
                 continue
             target = "%sconv%d" % (prefix, count)
-        elif kind in ("pool", "pool_indices"):
+        elif kind in POOL_KINDS:
             mod = _pool_module(a)
             if mod is None:
                 continue

@@ -29,7 +29,7 @@ from ..compiler import CompileError, compile_mlir
 from . import carry, kcache, policy
 from . import layout as layouts
 from .fusion import DTYPES, find_chains, is_plain_conv, trace
-from .lift import lift
+from .lift import lift, lift_pools
 from .module import SpconvConv2d
 
 MANIFEST = "manifest.json"
@@ -815,9 +815,9 @@ def build(model, manifest, out_dir, inplace=False):
     gm.graph.lint()
     gm.recompile()
     gm.delete_all_unused_submodules()
-    # a max pool the model calls as a function, as an nn.MaxPool2d: carry keeps pairs
-    # through that (lift.py; graphs from torch.compile / torch.export are lifted already)
-    lift(gm, pools_only=True)
+    # a max pool the graph calls as a function (a user's F.max_pool2d; dynamo's and export's
+    # pools), as an nn.MaxPool2d: carry keeps pairs through that (lift.py)
+    lift_pools(gm)
     # relu(conv + residual) as one call: one kernel where the layer's takes the residual, one
     # cuDNN call where a half layer is kept channels-last, else the conv, the add, the ReLU
     layouts.fuse_add_relu(gm, {l["module"] for l in manifest["layers"] + manifest.get("fused", [])
