@@ -314,6 +314,51 @@ def test_compiled_max_pools_over_pairs_are_bit_equal_on_a_gpu(monkeypatch):
         assert torch.equal(y, ref) and y.stride() == ref.stride()
 
 
+def test_max_pools_on_4d_tensors_run_through_fastcopy(fake_compiler, tmp_path):
+    # a pool whose input is not image pairs (an NCHW model, or one whose producer is kept)
+    # is carry.max_pool2d (compiled on CUDA), with the values and layout of the module's
+    from immconv.torch import fastcopy
+    m, x, cm = compiled(tmp_path, "image_pairs")
+    _, _, nchw = compiled(tmp_path, "nchw")
+    assert calls(nchw, carry.max_pool2d) == 1 and calls(nchw, carry.ip_max_pool2d) == 0
+    assert calls(cm, carry.max_pool2d) == 0 and calls(cm, carry.ip_max_pool2d) == 1
+    kept = {n: layout.TORCH_CL for n in spconv_layers(cm)}
+    layout.apply(dict(cm.named_modules()), kept, {}, cm)
+    layout.apply(dict(nchw.named_modules()), kept, {}, nchw)
+    assert calls(cm, carry.max_pool2d) == 1 and calls(cm, carry.ip_max_pool2d) == 0
+    assert calls(cm, to_image_pairs) == 0
+    # carrying again starts from the module: one pool, not a pool of a pool
+    carry.carry(cm)
+    assert calls(cm, carry.max_pool2d) == 1 and "pool" in dict(cm.named_children())
+    before = fastcopy.stats()
+    with torch.no_grad():
+        assert torch.equal(cm(x), nchw(x))
+    assert fastcopy.stats()["eager"] > before["eager"]  # CPU: the eager op
+    pool = nn.MaxPool2d(3, 2, 1)
+    y = torch.randn(2, 3, 9, 7)
+    for t in (y, y.contiguous(memory_format=torch.channels_last)):
+        got, ref = carry.max_pool2d(t, pool), pool(t)
+        assert torch.equal(got, ref) and got.stride() == ref.stride()
+
+
+@pytest.mark.skipif(not torch.cuda.is_available() or not hasattr(torch, "compile"),
+                    reason="needs CUDA and torch.compile")
+def test_compiled_max_pools_on_4d_tensors_are_bit_equal_on_a_gpu():
+    # the compiled pool gives the module's tensor exactly, NCHW or channels-last
+    from immconv.torch import fastcopy
+    x = torch.randn(6, 8, 15, 13, device="cuda").half()
+    pools = [nn.MaxPool2d(3, 2, 1), nn.MaxPool2d((2, 3), (1, 2), (1, 0), ceil_mode=True)]
+    before, calls = len(fastcopy._COMPILED), fastcopy.stats()
+    n = 0
+    for t in (x, x.contiguous(memory_format=torch.channels_last)):
+        for pool in pools:
+            got, ref = carry.max_pool2d(t, pool), pool(t)
+            n += 1
+            assert torch.equal(got, ref) and got.stride() == ref.stride()
+    assert len(fastcopy._COMPILED) == before + n and not fastcopy._FAILED
+    assert fastcopy.stats() == dict(calls, compiled=calls["compiled"] + n)
+
+
 def test_pairs_go_through_a_max_pool_the_model_calls_as_a_function(fake_compiler, tmp_path):
     # F.max_pool2d in the model's own forward is lifted to an nn.MaxPool2d at build
     class FunctionalPool(Net):

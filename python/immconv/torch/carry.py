@@ -19,6 +19,8 @@ keep the layout, and are converted (one copy) only where something else reads th
   the same with any other tensor argument   converted to NCHW        NCHW
   nn.MaxPool2d                              kept                      image pairs
                                             (max_pool2d over the pair; compiled on CUDA)
+  nn.MaxPool2d on a 4-D tensor              none                      its input's (NCHW or
+                                            (compiled on CUDA)        channels-last)
   nn.AdaptiveAvgPool2d                      pooled, then converted    NCHW
   anything else, and the graph's output     converted to NCHW        NCHW
 
@@ -75,6 +77,27 @@ def _ip_max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode):
     return y.permute(0, 2, 3, 1).reshape(m, c, p, q, 2).to(x.dtype)
 
 
+def max_pool2d(x, pool):
+    """nn.MaxPool2d `pool` (without indices) on a 4-D tensor, NCHW or channels-last, in the
+    same memory format as the eager module gives: on CUDA through torch.compile where it can
+    be (fastcopy.py). PyTorch's eager max_pool2d computes and writes int64 indices even where
+    nobody reads them, so the kept layers' pools (VGG-16's, or ResNet-50's stem where conv1
+    is kept) cost several times Inductor's (bench/results/2026-11-27-kept-pools)."""
+    stride = pool.stride if pool.stride is not None else pool.kernel_size
+    channels_last = x.dim() == 4 and not x.is_contiguous() and \
+        x.is_contiguous(memory_format=torch.channels_last)
+    return fastcopy.run(_max_pool2d, x, _pair(pool.kernel_size), _pair(stride),
+                        _pair(pool.padding), _pair(pool.dilation), bool(pool.ceil_mode),
+                        channels_last)
+
+
+def _max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode, channels_last):
+    """F.max_pool2d; the eager op gives a channels-last input a channels-last output, and the
+    compiled one must too, or the next kept channels-last conv would convert it back."""
+    y = F.max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode)
+    return y.contiguous(memory_format=torch.channels_last) if channels_last else y
+
+
 def ip_adaptive_avg_pool2d(x, pool):
     """nn.AdaptiveAvgPool2d `pool` on an image-pair tensor, given back as an NCHW tensor
     (what a classifier head reads): a mean over H and W for the global pool, else a 3-D
@@ -96,9 +119,9 @@ def _op_name(target):
     return name.split(".")[0]
 
 
-# node.meta[CARRIED] of what carry makes: "conversion"; "pool", a pool in pairs, called with
-# the module (a get_attr node, "module": so that the module stays in the graph's, and in a
-# copy's, submodules), which it stands for
+# node.meta[CARRIED] of what carry makes: "conversion"; "pool", a pool carry runs itself (in
+# pairs, or compiled on a 4-D tensor), called with the module (a get_attr node, "module": so
+# that the module stays in the graph's, and in a copy's, submodules), which it stands for
 CARRIED = "immconv_carried"
 
 
@@ -198,6 +221,9 @@ def carry(gm):
         elif any_pairs and isinstance(mod, nn.AdaptiveAvgPool2d) and len(node.args) == 1 \
                 and not node.kwargs:
             new = pool(ip_adaptive_avg_pool2d, node)
+        elif not any_pairs and isinstance(mod, nn.MaxPool2d) and not mod.return_indices and \
+                len(node.args) == 1 and not node.kwargs:
+            new = pool(max_pool2d, node)  # a 4-D tensor: the layout it came in
         elif any_pairs and all(lay.get(i) == IMAGE_PAIRS for i in ins) and (
                 isinstance(mod, ELEMENTWISE_MODULES) or
                 (node.op in ("call_function", "call_method") and

@@ -1,4 +1,4 @@
-"""Layout conversions, and max pools over image pairs, through torch.compile where it is there.
+"""Layout conversions and max pools through torch.compile where it is there.
 
 Converting to and from image pairs (module.to_image_pairs / from_image_pairs) is a permuted
 copy. PyTorch runs it eagerly as a strided elementwise copy; Inductor (torch.compile) emits a
@@ -8,7 +8,9 @@ bit-equal and 1.5-2.3x faster to and from NCHW, 2.3-6.4x from and to channels-la
 (carry.ip_max_pool2d) runs here too: ResNet-50's stem pool at batch 64, FP16, 0.2921 ms
 eagerly (PyTorch's pool over two channels stored channels-last) and 0.0463 ms compiled,
 bit-equal; PyTorch's own pool over the same tensor in channels-last takes 0.2204
-(bench/results/2026-11-27-compiled-pools). `run(fn, x, *args)` calls the compiled copy of
+(bench/results/2026-11-27-compiled-pools). So does the max pool on a 4-D tensor
+(carry.max_pool2d), where eager PyTorch computes int64 indices nobody reads
+(bench/results/2026-11-27-kept-pools). `run(fn, x, *args)` calls the compiled copy of
 `fn` for a CUDA tensor, compiling it on first use for that shape, and `fn` itself where that
 cannot or should not happen: on CPU, without torch.compile (torch 1.x), while a graph is
 being traced or a CUDA graph captured (no compile there; a function compiled before is
