@@ -43,10 +43,14 @@ another layout than the model assumed, takes what it saw (and drops its producer
 decides again. Last, on CUDA, the whole model is timed from a CUDA graph with the decision,
 with the NCHW-only one (a kernel wherever it wins by the margin, else the original modules:
 the policy before layouts) and with every layer kept (channels-last cuDNN, no kernel). The
-faster of the first two is kept if it beats the third by the margin (`min_speedup`), else
-the third: the model is an estimate, and kernels must pay for their place end to end too.
+faster of the first two is kept if it beats the third by policy.END_TO_END_MIN_SPEEDUP (or
+`min_speedup` where lower), else the third: the model is an estimate, and kernels must pay
+for their place end to end too. That margin is smaller than a layer's: it allows for timing
+noise only, since what it times is the model itself.
 """
 import torch
+
+from .policy import END_TO_END_MIN_SPEEDUP
 
 NCHW, CHANNELS_LAST, ANY = "nchw", "channels_last", "any"
 IMAGE_PAIRS = "image_pairs"
@@ -386,13 +390,15 @@ def decide(model, args, rows, min_speedup, timer=None):
                 apply(modules, cand, rows, model)
                 times[name] = timer(lambda: model(*args))
         # kernels must pay for their place end to end too: the faster decision with kernels
-        # only if it beats keeping every layer by the margin
+        # only if it beats keeping every layer by more than the noise of this timing
+        margin = min(min_speedup, END_TO_END_MIN_SPEEDUP)
         best = min(("layouts", "nchw_only"), key=times.get)
-        if times[best] * min_speedup > times["all_kept"]:
+        if times[best] * margin > times["all_kept"]:
             best = "all_kept"
         decision = candidates[best]
         apply(modules, decision, rows, model)
         report["end_to_end_ms"] = times
+        report["end_to_end_margin"] = margin
         report["chosen"] = best
         # what each candidate compiled and kept channels-last (the others: kept NCHW)
         report["candidates"] = {
