@@ -258,6 +258,20 @@ def test_end_to_end_timing_guards_the_model(fake_compiler, tmp_path):
     d, report = layout.decide(cm, (x,), rows, 1.05, kernels_gain(0.03))
     assert report["chosen"] in ("layouts", "nchw_only")
 
+    # a GPU that slows down by 1% at each timing: the rounds, in alternating order, leave
+    # every candidate the same mean, where one pass would have favoured the first timed
+    seen = []
+
+    def drifting(fn):
+        fn()
+        seen.append(1.0 + 0.01 * len(seen))
+        return seen[-1]
+    d, report = layout.decide(cm, (x,), rows, 1.0, drifting)
+    assert len(seen) == 3 * layout.END_TO_END_ROUNDS
+    assert all(len(t) == layout.END_TO_END_ROUNDS
+               for t in report["end_to_end_rounds_ms"].values())
+    assert len({round(t, 9) for t in report["end_to_end_ms"].values()}) == 1
+
 
 class Bottleneck(nn.Module):
     """conv3 (no activation), the residual computed after it, += and ReLU: torchvision's."""

@@ -42,7 +42,8 @@ descent, then runs the model with the decisions and, where a layer's input arriv
 another layout than the model assumed, takes what it saw (and drops its producer) and
 decides again. Last, on CUDA, the whole model is timed from a CUDA graph with the decision,
 with the NCHW-only one (a kernel wherever it wins by the margin, else the original modules:
-the policy before layouts) and with every layer kept (channels-last cuDNN, no kernel). The
+the policy before layouts) and with every layer kept (channels-last cuDNN, no kernel), each
+END_TO_END_ROUNDS times in alternating order, the mean kept. The
 faster of the first two is kept if it beats the third by policy.END_TO_END_MIN_SPEEDUP (or
 `min_speedup` where lower), else the third: the model is an estimate, and kernels must pay
 for their place end to end too. That margin is smaller than a layer's: it allows for timing
@@ -51,6 +52,8 @@ noise only, since what it times is the model itself.
 import torch
 
 from .policy import END_TO_END_MIN_SPEEDUP
+
+END_TO_END_ROUNDS = 2  # each candidate timed this many times end to end (even: see decide)
 
 NCHW, CHANNELS_LAST, ANY = "nchw", "channels_last", "any"
 IMAGE_PAIRS = "image_pairs"
@@ -384,11 +387,16 @@ def decide(model, args, rows, min_speedup, timer=None):
     if timer is not None and TORCH_CL in decision.values():
         candidates = {"layouts": decision, "nchw_only": nchw_only(rows, min_speedup),
                       "all_kept": all_kept(rows)}
-        times = {}
+        # timed in rounds, each in the reverse order of the last, and averaged: a drift of
+        # the GPU's speed over the timings (linear, over an even number of rounds) then
+        # favours no candidate, as it would the first or last timed
+        rounds = {name: [] for name in candidates}
         with torch.no_grad():
-            for name, cand in candidates.items():
-                apply(modules, cand, rows, model)
-                times[name] = timer(lambda: model(*args))
+            for r in range(END_TO_END_ROUNDS):
+                for name in (list(candidates) if r % 2 == 0 else list(candidates)[::-1]):
+                    apply(modules, candidates[name], rows, model)
+                    rounds[name].append(timer(lambda: model(*args)))
+        times = {name: sum(t) / len(t) for name, t in rounds.items()}
         # kernels must pay for their place end to end too: the faster decision with kernels
         # only if it beats keeping every layer by more than the noise of this timing
         margin = min(min_speedup, END_TO_END_MIN_SPEEDUP)
@@ -398,6 +406,7 @@ def decide(model, args, rows, min_speedup, timer=None):
         decision = candidates[best]
         apply(modules, decision, rows, model)
         report["end_to_end_ms"] = times
+        report["end_to_end_rounds_ms"] = rounds
         report["end_to_end_margin"] = margin
         report["chosen"] = best
         # what each candidate compiled and kept channels-last (the others: kept NCHW)
