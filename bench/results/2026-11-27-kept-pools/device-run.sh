@@ -4,9 +4,10 @@
 #   pools     pool_bench.py: eager against compiled 4-D pools at VGG-16's and ResNet-50's shapes
 #   r50       ResNet-50 FP16 b64, default policy, with PyTorch FP16 channels-last, Inductor,
 #             all kept, torch.compile(backend="immconv"), export: this tree
-#   r50-prev  the same with carry.py before the change (prev.patch reversed): the A/B
+#   r50-prev  the default policy with carry.py before the change (prev.patch reversed): the A/B
 #   vgg, vgg-prev  VGG-16 FP16 b64, default policy with Inductor: this tree, then before
 #   vgg-all   VGG-16 FP16 b64, every conv sparse
+#   ncu       ncu on VGG-16's second pool, channels-last, compiled and eager (ncu_pool.py)
 # Kernel caches carried: .cache/carry-ip (ResNet-50), .cache/carry-ip-vgg16 (bench/results
 # moved out but for this folder, so that the carry fits). IMMCONV_COMMIT names the tree.
 set -u
@@ -14,8 +15,10 @@ export PYTHONUNBUFFERED=1 SPCONV_TUNING_TABLE=$PWD/tuning/nvidia-h200.json
 D=$(dirname "$0")
 python3 -m pip install -q --upgrade --no-deps --no-build-isolation --no-index --target /tmp/site python/ \
     > /dev/null 2>&1 && export PYTHONPATH=/tmp/site
-# the tree before: this one with carry.py's change reversed
-[ -d /tmp/site-prev ] || { cp -r /tmp/site /tmp/site-prev && patch -s -R -p2 -d /tmp/site-prev < "$D/prev.patch"; }
+# the tree before: this one with carry.py's change reversed (bench/torch_backend.py puts its
+# own tree's python/ first on sys.path, so the A/B runs from a patched copy of the tree)
+[ -d /tmp/prev-tree ] || { mkdir -p /tmp/prev-tree && cp -r bench python tuning /tmp/prev-tree/ \
+    && patch -s -R -p1 -d /tmp/prev-tree < "$D/prev.patch"; }
 LOG=$OUT/steps.txt
 { date -u; nvidia-smi --query-gpu=name,driver_version,serial,clocks.max.sm --format=csv; } >> "$LOG"
 A="--phase run --sparsity 0.9 --input-scale 0.1 --batch 64 --dtype f16 --layout image_pairs"
@@ -23,11 +26,11 @@ cache() {  # the carried cache .cache/carry-$1, copied once to /tmp
   [ -d /tmp/cache-$1 ] || { mkdir -p /tmp/cache-$1 && cp -r .cache/carry-$1/. /tmp/cache-$1/; }
   echo /tmp/cache-$1
 }
-run() {  # SITE NAME NET POLICY [ARGS...]: one torch_backend.py run into $OUT/NAME.json
-  local site=$1 name=$2 net=$3 policy=$4; shift 4
+run() {  # TREE NAME NET POLICY [ARGS...]: one TREE/bench/torch_backend.py run into $OUT/NAME.json
+  local tree=$1 name=$2 net=$3 policy=$4; shift 4
   local c; c=$(cache "ip$([ "$net" = resnet50 ] || echo "-$net")")
   echo "-- $name" >> "$LOG"
-  PYTHONPATH=$site timeout 300 python3 bench/torch_backend.py $A --net "$net" --policy "$policy" \
+  timeout 300 python3 "$tree/bench/torch_backend.py" $A --net "$net" --policy "$policy" \
       --cache "$c" --out "$OUT/$name.json" "$@" 2>&1 | grep -v "^pytorch_fp32\|ChromiumEventLogger" >> "$LOG"
 }
 for step in "$@"; do
@@ -37,11 +40,16 @@ for step in "$@"; do
               python/tests/test_layout.py python/tests/test_residual.py python/tests/test_torch.py python/tests/test_half.py \
               > "$OUT/pytest.txt" 2>&1; tail -3 "$OUT/pytest.txt" >> "$LOG" ;;
     pools) timeout 200 python3 "$D/pool_bench.py" "$OUT/pools.json" >> "$LOG" 2>&1 ;;
-    r50) run /tmp/site resnet50-default resnet50 default --inductor --backend ;;
-    r50-prev) run /tmp/site-prev resnet50-default-prev resnet50 default ;;
-    vgg) run /tmp/site vgg16-default vgg16 default --inductor ;;
-    vgg-prev) run /tmp/site-prev vgg16-default-prev vgg16 default ;;
-    vgg-all) run /tmp/site vgg16-all vgg16 all ;;
+    r50) run . resnet50-default resnet50 default --inductor --backend ;;
+    r50-prev) run /tmp/prev-tree resnet50-default-prev resnet50 default ;;
+    vgg) run . vgg16-default vgg16 default --inductor ;;
+    vgg-prev) run /tmp/prev-tree vgg16-default-prev vgg16 default ;;
+    vgg-all) run . vgg16-all vgg16 all ;;
+    ncu) timeout 200 ncu --nvtx --nvtx-include "profiled/" --metrics gpu__time_duration.sum,\
+dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,\
+sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,\
+smsp__issue_active.avg.per_cycle_active,launch__grid_size,launch__block_size \
+           python3 "$D/ncu_pool.py" > "$OUT/ncu-pool.txt" 2>&1; grep -c "==PROF==\|Section" "$OUT/ncu-pool.txt" >> "$LOG" ;;
   esac
   echo "rc=$? $(date -u +%T)" >> "$LOG"
 done
