@@ -7,6 +7,9 @@
 #   r50-prev  the default policy with carry.py before the change (prev.patch reversed): the A/B
 #   vgg, vgg-prev  VGG-16 FP16 b64, default policy with Inductor: this tree, then before
 #   vgg-all   VGG-16 FP16 b64, every conv sparse
+#   mbv2      MobileNetV2 FP16 b64, default policy with Inductor (carry .cache/carry-ip-mbv2)
+#   r50-b1    ResNet-50 FP16 batch 1 (NCHW kernels), default policy with Inductor (carry
+#             .cache/carry-nchw-b1)
 #   ncu       ncu on VGG-16's second pool, channels-last, compiled and eager (ncu_pool.py)
 # Kernel caches carried: .cache/carry-ip (ResNet-50), .cache/carry-ip-vgg16 (bench/results
 # moved out but for this folder, so that the carry fits). IMMCONV_COMMIT names the tree.
@@ -28,7 +31,7 @@ cache() {  # the carried cache .cache/carry-$1, copied once to /tmp
 }
 run() {  # TREE NAME NET POLICY [ARGS...]: one TREE/bench/torch_backend.py run into $OUT/NAME.json
   local tree=$1 name=$2 net=$3 policy=$4; shift 4
-  local c; c=$(cache "ip$([ "$net" = resnet50 ] || echo "-$net")")
+  local c; c=$(cache "${CACHE:-ip$([ "$net" = resnet50 ] || echo "-$net")}")
   echo "-- $name" >> "$LOG"
   timeout 300 python3 "$tree/bench/torch_backend.py" $A --net "$net" --policy "$policy" \
       --cache "$c" --out "$OUT/$name.json" "$@" 2>&1 | grep -v "^pytorch_fp32\|ChromiumEventLogger" >> "$LOG"
@@ -45,6 +48,8 @@ for step in "$@"; do
     vgg) run . vgg16-default vgg16 default --inductor ;;
     vgg-prev) run /tmp/prev-tree vgg16-default-prev vgg16 default ;;
     vgg-all) run . vgg16-all vgg16 all ;;
+    mbv2) CACHE=ip-mbv2 run . mobilenetv2-default mobilenetv2 default --inductor ;;
+    r50-b1) CACHE=nchw-b1 run . resnet50-b1-default resnet50 default --batch 1 --layout nchw --inductor ;;
     ncu) timeout 200 ncu --nvtx --nvtx-include "profiled/" --metrics gpu__time_duration.sum,\
 dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,\
 sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,\
