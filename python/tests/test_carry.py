@@ -104,7 +104,7 @@ def test_a_resnet_like_graph_carries_pairs(fake_compiler, tmp_path):
     manifest = json.load(open(tmp_path / "image_pairs" / "manifest.json"))
     assert {l["layout"] for l in manifest["layers"]} == {"image_pairs"}
     # one conversion (the input), the max pool and the head's pool in pairs, the residual
-    # add fused into c3's call (layout.fuse_add_relu) and given in pairs
+    # add fused into c3's call (layout.fuse_residual_adds) and given in pairs
     assert calls(cm, to_image_pairs) == 1 and calls(cm, from_image_pairs) == 0
     assert calls(cm, carry.ip_max_pool2d) == 1 and calls(cm, carry.ip_adaptive_avg_pool2d) == 1
     c3 = [n for n in cm.graph.nodes if n.op == "call_module" and n.target == "block.c3"]

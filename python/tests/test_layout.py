@@ -129,7 +129,7 @@ def test_producers_from_the_graph_and_from_storage(fake_compiler, tmp_path):
     names = ["c1", "c2", "c3", "c4"]
     order, producers, arrived = layout.trace(cm, (x,), names)
     assert order == names and arrived == {n: layout.NCHW for n in order}
-    # c2's kernel takes its residual (relu_(c2 + y), layout.fuse_add_relu): c3 reads c2's
+    # c2's kernel takes its residual (relu_(c2 + y), layout.fuse_residual_adds): c3 reads c2's
     # output storage; the pool's output is always a new tensor, so c4 has no producer
     assert cm.c2.takes_residual
     assert producers == {"c2": "c1", "c3": "c2"}
@@ -296,7 +296,7 @@ def test_conv_add_relu_is_one_call(fake_compiler, tmp_path):
     gm = torch.fx.symbolic_trace(m)
     assert [n.target for n in gm.graph.nodes if n.op == "call_module"] == [
         "c1", "relu", "c3", "down", "relu"]
-    assert layout.fuse_add_relu(gm, {"c3", "down"}) == ["c3"]
+    assert layout.fuse_residual_adds(gm, {"c3", "down"}) == ["c3"]
     # c3 now runs after the residual it adds, and the add and ReLU are gone
     assert [(n.target, len(n.args)) for n in gm.graph.nodes if n.op == "call_module"] == [
         ("c1", 1), ("relu", 1), ("down", 1), ("c3", 2)]
@@ -310,7 +310,7 @@ def test_conv_add_relu_is_one_call(fake_compiler, tmp_path):
     assert close(cm(x), m(x))
     cm.c3.keep_in_torch("channels_last")  # on CPU: relu(conv + residual), unfused
     assert close(cm(x), m(x))
-    assert layout.fuse_add_relu(cm, {"c3", "down"}) == []
+    assert layout.fuse_residual_adds(cm, {"c3", "down"}) == []
 
 
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")

@@ -20,7 +20,7 @@ from immconv import launch, mlir  # noqa: E402
 from immconv.torch import kcache  # noqa: E402
 from conftest import fake_kernel, needs_translate  # noqa: E402
 from test_carry import compiled, net, real_compile  # noqa: E402
-from test_torch import close  # noqa: E402
+from test_torch import close, prune_  # noqa: E402
 
 
 def module_text(path):
@@ -90,6 +90,53 @@ def test_fp32_block_output_conv_takes_its_residual(fake_compiler, tmp_path):
     assert "residual(%r : tensor<4x16x4x4xf32>)" in c3
     with torch.no_grad():
         assert close(cm(x), m(x), 1e-4)
+
+
+class Inverted(nn.Module):
+    """MobileNetV2's inverted residual: expand (ReLU6), project (BN, no activation), then
+    `x + out` with no ReLU; `inplace_into_x` adds in place into x instead (x.add_(out): fx
+    traces `x += out` as a new tensor, x.add_ as the in-place call it is)."""
+
+    def __init__(self, inplace_into_x=False):
+        super().__init__()
+        self.inplace_into_x = inplace_into_x
+        self.e, self.be = nn.Conv2d(8, 16, 1, bias=False), nn.BatchNorm2d(16)
+        self.act = nn.ReLU6(inplace=True)
+        self.p, self.bp = nn.Conv2d(16, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8)
+
+    def forward(self, x):
+        out = self.bp(self.p(self.act(self.be(self.e(x)))))
+        if self.inplace_into_x:
+            return x.add_(out) * 2 + x  # 3 (x + out): the second x reads the sum
+        return x + out
+
+
+def test_an_add_without_relu_is_the_kernels_residual(fake_compiler, tmp_path):
+    # MobileNetV2's x + project(h): the kernel takes the residual, with no activation
+    torch.manual_seed(0)
+    m = prune_(Inverted(), 0.6).eval().to(torch.bfloat16)
+    x = torch.randn(2, 8, 6, 6).to(torch.bfloat16)
+    cm = st.compile(m, x, out_dir=str(tmp_path), sparsity_threshold=0.0, progress=False,
+                    kernel_cache=False)
+    layers = {l["module"]: l for l in json.load(open(tmp_path / "manifest.json"))["layers"]}
+    assert layers["p"]["residual"] and not layers["p"]["residual_relu"]
+    assert not layers["e"]["residual"]
+    (p,) = re.findall(r"func\.func @p\((.*?)\n}", module_text(tmp_path), re.S)
+    assert "residual(%r : tensor<2x8x6x6xbf16>)" in p and "activation" not in p
+    assert cm.p.takes_residual and not cm.p.residual_relu and not cm.p.kernel_residual_relu
+    calls = [n for n in cm.graph.nodes if n.op == "call_module" and n.target == "p"]
+    assert len(calls) == 1 and len(calls[0].args) == 2
+    assert not [n for n in cm.graph.nodes if n.op == "call_function" and "add" in str(n.target)]
+    with torch.no_grad():
+        assert close(cm(x).float(), m.float()(x.float()), 0.05)
+    # in place into x (x.add_(out)): x's tensor is changed, so the add stays
+    torch.manual_seed(0)
+    m2 = prune_(Inverted(inplace_into_x=True), 0.6).eval().to(torch.bfloat16)
+    cm2 = st.compile(m2, x, out_dir=str(tmp_path / "inplace"), sparsity_threshold=0.0,
+                     progress=False, kernel_cache=False)
+    assert not cm2.p.takes_residual
+    with torch.no_grad():
+        assert close(cm2(x.clone()).float(), m2.float()(x.float().clone()), 0.05)
 
 
 def test_bn_that_cannot_fold_keeps_the_add_outside(fake_compiler, tmp_path):

@@ -17,10 +17,11 @@ it, the faster of its two ways (`kept_channels_last_impl`: "folded", BN folded a
 fused, or "original", the baseline's modules), and `to_channels_last` and `to_nchw`: the
 layer's input converted to channels-last and back (`contiguous(memory_format=...)`), which
 the policy charges where a kept layer's layout differs from its neighbours' (layout.py).
-A layer fused with its residual add and ReLU (`residual`: layout.fuse_add_relu; a half
-kernel compiled with the residual does both in its epilogue) is timed with them on every
-side: the kernel alone, PyTorch's modules followed by the add and the ReLU (the baseline and
-`kept`), cuDNN's fused conv-add-ReLU (`kept_channels_last`, folded).
+A layer fused with its residual add and ReLU, or add alone (`residual`:
+layout.fuse_residual_adds; a half kernel compiled with the residual does both in its
+epilogue) is timed with them on every side: the kernel alone, PyTorch's modules followed by
+the add and the ReLU (the baseline and `kept`), cuDNN's fused conv-add-ReLU
+(`kept_channels_last`, folded; without a ReLU the conv, then the add).
 A kernel in the image-pair layout (`spconv_layout` "image_pairs") is timed on its input as
 image pairs, and the row adds `to_image_pairs` and `from_image_pairs`: that input converted
 from NCHW and back, and `to_image_pairs_cl` and `from_image_pairs_cl`: from channels-last
@@ -129,9 +130,9 @@ def benchmark_layers(compiled_model, example_input, warmup=10, repeats=50, graph
                     timed = lambda fn: time_cuda_graph(fn, warmup, repeats, calls=calls)
                 else:
                     timed = lambda fn: time_cuda(fn, warmup, repeats)
-                # A layer fused with its residual (layout.fuse_add_relu) is timed with the
-                # add and the ReLU on every side: the kernel that takes the residual does
-                # them in its epilogue, PyTorch as it runs them (an add, then a ReLU).
+                # A layer fused with its residual (layout.fuse_residual_adds) is timed with
+                # the add and the ReLU (if any) on every side: the kernel that takes the
+                # residual does them in its epilogue, PyTorch as it runs them.
                 rb = rk = None
                 if r is not None:
                     r = from_image_pairs(r) if r.dim() == 5 else r.contiguous()
@@ -140,7 +141,10 @@ def benchmark_layers(compiled_model, example_input, warmup=10, repeats=50, graph
                     rk = to_image_pairs(r.to(m.dtype)) if pairs else r
 
                 def plus(fn, res):
-                    return fn if res is None else (lambda: (fn() + res).relu_())
+                    if res is None:
+                        return fn
+                    return (lambda: (fn() + res).relu_()) if m.residual_relu else \
+                        (lambda: fn() + res)
                 if m.kernel is None:
                     t_sp = None
                 elif m.takes_residual:
@@ -165,7 +169,7 @@ def benchmark_layers(compiled_model, example_input, warmup=10, repeats=50, graph
                     state = (m.mode, m.kept_layout, m.kept_impl)
                     m.keep_in_torch("channels_last", "folded")
                     t_folded = timed(lambda: m.run_channels_last(xb)) if r is None else \
-                        timed(lambda: m.add_relu(xb, rb))
+                        timed(lambda: m.add_residual(xb, rb))
                     m.mode, m.kept_layout, m.kept_impl = state
                     row["kept_channels_last"] = min(t_folded, t_cu)
                     row["kept_channels_last_impl"] = "folded" if t_folded <= t_cu \

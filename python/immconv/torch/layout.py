@@ -214,7 +214,7 @@ ADDS = ("add", "add_", "iadd", "sub", "mul", "cat")
 def graph_junctions(gm, names):
     """[(a, b, node)]: elementwise adds (and the like) of a GraphModule whose first two
     tensor arguments come from two different named layers (ResNet's conv3 + identity), and
-    layers fused with their residual (fuse_add_relu: `layer(x, residual)`), which convert the
+    layers fused with their residual (fuse_residual_adds: `layer(x, residual)`), which convert the
     residual, or add it across the grain, when its layout differs from theirs."""
     out = []
     for node in gm.graph.nodes:
@@ -426,47 +426,54 @@ def _is_relu(node, modules):
     return node.op in ("call_function", "call_method") and _op_name(node.target) in RELUS
 
 
-def add_relu_site(node, modules):
+def residual_add_site(node, modules):
     """(add, other, relu) where `node`'s one user is an add of it and another tensor
-    (`other`) whose one user is a ReLU: ResNet's `relu(bn3(conv3(x)) + identity)`; else
-    None."""
+    (`other`): `relu` is the add's one user where that is a ReLU (ResNet's
+    `relu(bn3(conv3(x)) + identity)`), else None (MobileNetV2's `x + conv(x)`); None where
+    there is no such add. An in-place add must write to `node`'s tensor, which nothing else
+    reads: one into `other` would change what other readers of `other` see."""
     if len(node.users) != 1:
         return None
     (add,) = node.users
-    if add.op not in ("call_function", "call_method") or \
-            _op_name(add.target) not in ("add", "iadd", "add_") or add.kwargs or \
-            len(add.args) != 2 or len(add.users) != 1:
+    name = _op_name(add.target) if add.op in ("call_function", "call_method") else ""
+    if name not in ("add", "iadd", "add_") or add.kwargs or len(add.args) != 2 or \
+            not add.users or (name != "add" and add.args[0] is not node):
         return None
     other = add.args[1] if add.args[0] is node else add.args[0]
     if other is node or not isinstance(other, torch.fx.Node):
         return None
-    (relu,) = add.users
-    if not _is_relu(relu, modules) or len(relu.args) != 1:
-        return None
+    relu = next(iter(add.users)) if len(add.users) == 1 else None
+    if relu is not None and not (_is_relu(relu, modules) and len(relu.args) == 1):
+        relu = None
     return add, other, relu
 
 
-def fuse_add_relu(gm, names):
-    """Rewrite `relu(layer(x) + z)` (a named layer without an activation whose one user is an
-    add whose one user is a ReLU: ResNet's conv3, identity, ReLU) into `layer(x, z)`,
-    which SpconvConv2d.add_relu runs as one kernel where the layer's kernel takes the
-    residual (compiled so: pipeline.plan), as one cuDNN call when the layer is kept
-    channels-last, and as before otherwise. Returns the layers fused."""
+def fuse_residual_adds(gm, names):
+    """Rewrite `relu(layer(x) + z)` (ResNet's conv3, identity, ReLU) and `layer(x) + z`
+    (MobileNetV2's projection and its block's input), where a named layer without an
+    activation is the one reader of its output, into `layer(x, z)`, and set the layer's
+    `residual_relu`. SpconvConv2d.add_residual runs that as one kernel where the layer's
+    kernel takes the residual (compiled so: pipeline.plan), as one cuDNN call when the layer
+    is kept channels-last and a ReLU follows, and as before otherwise. Returns the layers
+    fused."""
     modules = dict(gm.named_modules())
     fused = []
     for node in list(gm.graph.nodes):
         if node.op != "call_module" or node.target not in names or len(node.args) != 1:
             continue
-        site = add_relu_site(node, modules)
+        site = residual_add_site(node, modules)
         if site is None:
             continue
         add, other, relu = site
         # at the add: the residual (ResNet's downsample) may be computed after the layer
         with gm.graph.inserting_before(add):
             call = gm.graph.call_module(node.target, (node.args[0], other))
-        relu.replace_all_uses_with(call)
+        (relu or add).replace_all_uses_with(call)
         for dead in (relu, add, node):
-            gm.graph.erase_node(dead)
+            if dead is not None:
+                gm.graph.erase_node(dead)
+        if hasattr(modules[node.target], "residual_relu"):  # a SpconvConv2d
+            modules[node.target].residual_relu = relu is not None
         fused.append(call.target)
     if fused:
         gm.graph.lint()

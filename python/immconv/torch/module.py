@@ -128,6 +128,10 @@ class SpconvConv2d(nn.Module):
         self.takes_residual = any(p.get("role") == "residual"
                                   for p in (kernel or {}).get("params", ()))
         self._warned_residual = False
+        # the residual add's ReLU: whether one follows the add in the graph
+        # (layout.fuse_residual_adds sets it), and whether the kernel's epilogue applies one
+        self.residual_relu = True
+        self.kernel_residual_relu = True
         self.io = NCHW  # what forward takes and gives; carry.py sets it
         self.mode = "auto"
         self.kept_layout = "nchw"
@@ -270,11 +274,15 @@ class SpconvConv2d(nn.Module):
             y = F.hardtanh_(y, 0.0, 6.0)
         return y
 
-    def add_relu(self, x, residual):
-        """relu(self(x) + residual), what a graph fused by layout.fuse_add_relu calls (ResNet's
-        conv3, + identity, ReLU): a layer kept channels-last without an activation runs it
-        as one cuDNN call (torch.cudnn_convolution_add_relu) where cuDNN has that."""
+    def add_residual(self, x, residual):
+        """relu(self(x) + residual), or self(x) + residual where `residual_relu` is False:
+        what a graph fused by layout.fuse_residual_adds calls (ResNet's conv3, + identity,
+        ReLU; MobileNetV2's projection + the block's input). A layer kept channels-last
+        without an activation runs the first as one cuDNN call
+        (torch.cudnn_convolution_add_relu) where cuDNN has that; a kernel compiled with the
+        residual runs either in its epilogue."""
         if self.mode == "torch" and self.kept_layout == "channels_last" and x.is_cuda and \
+                self.residual_relu and \
                 self.activation == "none" and self._fused_add is not False and \
                 hasattr(torch, "cudnn_convolution_add_relu") and \
                 self.padding[:2] == self.padding[2:]:
@@ -292,8 +300,9 @@ class SpconvConv2d(nn.Module):
                 return self._give(y)
             except RuntimeError:
                 self._fused_add = False
-        if self.takes_residual and self.mode == "auto" and x.is_cuda:
-            # one kernel: the conv, the residual added in its epilogue, the ReLU
+        if self.takes_residual and self.mode == "auto" and x.is_cuda and \
+                self.kernel_residual_relu == self.residual_relu:
+            # one kernel: the conv, the residual added in its epilogue, the ReLU if any
             pairs = self.layout == IMAGE_PAIRS
             x, r = ((t if t.dim() == 5 else to_image_pairs(t)) if pairs else
                     (from_image_pairs(t) if t.dim() == 5 else t) for t in (x, residual))
@@ -303,7 +312,8 @@ class SpconvConv2d(nn.Module):
             residual = from_image_pairs(residual)
         elif residual.dim() == 4 and self.io == IMAGE_PAIRS:
             residual = to_image_pairs(residual)
-        return F.relu(self.forward(x) + residual)
+        y = self.forward(x) + residual
+        return F.relu(y) if self.residual_relu else y
 
     def _give(self, y):
         """A kept layer's 4-D output as its graph expects it: image pairs where carry.py last
@@ -312,7 +322,7 @@ class SpconvConv2d(nn.Module):
 
     def forward(self, x, residual=None):
         if residual is not None:
-            return self.add_relu(x, residual)
+            return self.add_residual(x, residual)
         if self.mode == "torch":
             if x.dim() == 5:  # image pairs handed to a layer kept in torch
                 x = from_image_pairs(x, self.kept_layout)
@@ -324,7 +334,7 @@ class SpconvConv2d(nn.Module):
             # called without its residual (outside the graph build rewrote): the kernel adds
             # one and ReLUs, so the layer's own conv (+BN) runs as the reference instead
             if not self._warned_residual:
-                warnings.warn("immconv: %s was compiled with its residual add and ReLU; "
+                warnings.warn("immconv: %s was compiled with its residual add; "
                               "called without a residual it runs the reference conv" %
                               self.name)
                 self._warned_residual = True

@@ -269,14 +269,16 @@ def plan(model, example_input, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD, ke
             kept[name] = why
             continue
         acc = resolve_accumulate(accumulate, dtype)
-        # A conv whose (folded) output is added to a residual and then ReLU'd gets a kernel
-        # that does both (build fuses the graph the same way: layout.fuse_add_relu).
-        residual = act == "none" and residual_site(name, bn_name is not None) and \
-            not fused_only
+        # A conv whose (folded) output is added to a residual, and ReLU'd or not, gets a
+        # kernel that does both (build fuses the graph the same way:
+        # layout.fuse_residual_adds).
+        relu = residual_site(name, bn_name is not None) if act == "none" and not fused_only \
+            else None
+        residual = relu is not None
         spec = mlir.ConvSpec(name=name, weights=w, bias=b, input_shape=seen[0],
                              stride=tuple(conv.stride), padding=conv_padding(conv, seen[0]),
                              dilation=tuple(conv.dilation), groups=conv.groups,
-                             activation="relu" if residual else act, dtype=dtype,
+                             activation="relu" if relu else act, dtype=dtype,
                              accumulate=acc, layout=resolve_layout(layout, dtype, seen[0]),
                              residual=residual)
         layers.append({"module": name, "func": spec.func, "bn": bn_name, "act": act,
@@ -285,6 +287,7 @@ def plan(model, example_input, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD, ke
                        "padding": list(spec.padding), "dilation": list(spec.dilation),
                        "groups": spec.groups, "sparsity": sparsity, "dtype": dtype,
                        "accumulate": acc, "layout": spec.layout, "residual": residual,
+                       "residual_relu": bool(relu),
                        "weights_sha256": weights_hash(w, b), "_spec": spec})
         if fused_only:
             layers[-1]["fused_only"] = fused_only
@@ -292,14 +295,15 @@ def plan(model, example_input, sparsity_threshold=DEFAULT_SPARSITY_THRESHOLD, ke
 
 
 def _residual_sites(gm, chains):
-    """residual(conv, bn_folded): whether the conv's fused output (after its BN where that is
-    folded) is added to another tensor and ReLU'd, and nothing else reads it:
-    `relu(bn(conv(x)) + identity)` (layout.add_relu_site). Called in graph order for the
-    layers without an activation that build rewrites (layout.fuse_add_relu), it gives
-    an add to the first of them, as fuse_add_relu does where both of an add's tensors come
-    from such layers (ResNet's conv3, not its downsample)."""
+    """residual(conv, bn_folded): None, or whether a ReLU follows (True / False) where the
+    conv's fused output (after its BN where that is folded) is added to another tensor and
+    nothing else reads it: `relu(bn(conv(x)) + identity)` or `bn(conv(x)) + identity`
+    (layout.residual_add_site). Called in graph order for the layers without an activation
+    that build rewrites (layout.fuse_residual_adds), it gives an add to the first of them,
+    as fuse_residual_adds does where both of an add's tensors come from such layers
+    (ResNet's conv3, not its downsample)."""
     if gm is None:
-        return lambda name, bn_folded: False
+        return lambda name, bn_folded: None
     nodes = {n.name: n for n in gm.graph.nodes}
     modules = dict(gm.named_modules())
     by_conv = {c.conv: c for c in chains.values()}
@@ -308,12 +312,12 @@ def _residual_sites(gm, chains):
     def residual(name, bn_folded):
         c = by_conv.get(name)
         if c is None or (bn_folded and not c.bn):
-            return False
-        site = layouts.add_relu_site(nodes[c.nodes[1 if bn_folded else 0]], modules)
+            return None
+        site = layouts.residual_add_site(nodes[c.nodes[1 if bn_folded else 0]], modules)
         if site is None or site[0] in claimed:
-            return False
+            return None
         claimed.add(site[0])
-        return True
+        return site[2] is not None
     return residual
 
 
@@ -786,6 +790,9 @@ def build(model, manifest, out_dir, inplace=False):
                            layer["dilation"], layer["groups"], layer["act"], layer["input_shape"],
                            layer["output_shape"], _original(modules, layer),
                            dtype=TORCH_DTYPES[dtype], accumulate=layer.get("accumulate"))
+        # whether the kernel's epilogue ReLUs after the residual add (manifests before
+        # residual_relu had only relu(conv + residual))
+        new.kernel_residual_relu = layer.get("residual_relu", True)
         if fused_only:
             new.keep_in_torch(layouts.CHANNELS_LAST)  # no kernel; the policy may pick NCHW
         if name in manifest.get("torch_mode", ()):
@@ -818,9 +825,10 @@ def build(model, manifest, out_dir, inplace=False):
     # a max pool the graph calls as a function (a user's F.max_pool2d; dynamo's and export's
     # pools), as an nn.MaxPool2d: carry keeps pairs through that (lift.py)
     lift_pools(gm)
-    # relu(conv + residual) as one call: one kernel where the layer's takes the residual, one
-    # cuDNN call where a half layer is kept channels-last, else the conv, the add, the ReLU
-    layouts.fuse_add_relu(gm, {l["module"] for l in manifest["layers"] + manifest.get("fused", [])
+    # [relu](conv + residual) as one call: one kernel where the layer's takes the residual,
+    # one cuDNN call where a half layer is kept channels-last and a ReLU follows, else the
+    # conv, the add, the ReLU
+    layouts.fuse_residual_adds(gm, {l["module"] for l in manifest["layers"] + manifest.get("fused", [])
                                if l["act"] == "none"})
     # image pairs from kernel to kernel, where kernels of that layout run (carry.py)
     carry.carry(gm)
