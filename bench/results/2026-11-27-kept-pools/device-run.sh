@@ -8,6 +8,9 @@
 #   vgg, vgg-prev  VGG-16 FP16 b64, default policy with Inductor: this tree, then before
 #   vgg-all   VGG-16 FP16 b64, every conv sparse
 #   mbv2      MobileNetV2 FP16 b64, default policy with Inductor (carry .cache/carry-ip-mbv2)
+#   mbv2-prev the same before d65e89f (prev-residual.patch reversed)
+#   mbv2-res  the same after d65e89f (its residual adds in the kernels; carry
+#             .cache/carry-ip-mbv2-res), with torch.compile(backend="immconv") and export
 #   r50-b1    ResNet-50 FP16 batch 1 (NCHW kernels), default policy with Inductor (carry
 #             .cache/carry-nchw-b1)
 #   ncu       ncu on VGG-16's second pool, channels-last, compiled and eager (ncu_pool.py)
@@ -22,6 +25,9 @@ python3 -m pip install -q --upgrade --no-deps --no-build-isolation --no-index --
 # own tree's python/ first on sys.path, so the A/B runs from a patched copy of the tree)
 [ -d /tmp/prev-tree ] || { mkdir -p /tmp/prev-tree && cp -r bench python tuning /tmp/prev-tree/ \
     && patch -s -R -p1 -d /tmp/prev-tree < "$D/prev.patch"; }
+# the tree before d65e89f (MobileNetV2's residual adds outside the kernels)
+[ -d /tmp/prev-res-tree ] || { mkdir -p /tmp/prev-res-tree && cp -r bench python tuning /tmp/prev-res-tree/ \
+    && patch -s -R -p1 -d /tmp/prev-res-tree < "$D/prev-residual.patch"; }
 LOG=$OUT/steps.txt
 { date -u; nvidia-smi --query-gpu=name,driver_version,serial,clocks.max.sm --format=csv; } >> "$LOG"
 A="--phase run --sparsity 0.9 --input-scale 0.1 --batch 64 --dtype f16 --layout image_pairs"
@@ -49,6 +55,8 @@ for step in "$@"; do
     vgg-prev) run /tmp/prev-tree vgg16-default-prev vgg16 default ;;
     vgg-all) run . vgg16-all vgg16 all ;;
     mbv2) CACHE=ip-mbv2 run . mobilenetv2-default mobilenetv2 default --inductor ;;
+    mbv2-prev) CACHE=ip-mbv2 run /tmp/prev-res-tree mobilenetv2-default-prev-res mobilenetv2 default ;;
+    mbv2-res) CACHE=ip-mbv2-res run . mobilenetv2-default-res mobilenetv2 default --inductor --backend ;;
     r50-b1) CACHE=nchw-b1 run . resnet50-b1-default resnet50 default --batch 1 --layout nchw --inductor ;;
     ncu) timeout 200 ncu --nvtx --nvtx-include "profiled/" --metrics gpu__time_duration.sum,\
 dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,\
