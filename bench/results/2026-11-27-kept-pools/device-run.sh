@@ -16,25 +16,16 @@
 #   ncu       ncu on VGG-16's second pool, channels-last, compiled and eager (ncu_pool.py)
 # Kernel caches carried: .cache/carry-ip (ResNet-50), .cache/carry-ip-vgg16 (bench/results
 # moved out but for this folder, so that the carry fits). IMMCONV_COMMIT names the tree.
+# Calls 1-8 ran this script with bench/device_env.sh's lines inline (the same steps);
+# call9 ran it as it is now.
 set -u
-export PYTHONUNBUFFERED=1 SPCONV_TUNING_TABLE=$PWD/tuning/nvidia-h200.json
 D=$(dirname "$0")
-python3 -m pip install -q --upgrade --no-deps --no-build-isolation --no-index --target /tmp/site python/ \
-    > /dev/null 2>&1 && export PYTHONPATH=/tmp/site
-# the tree before: this one with carry.py's change reversed (bench/torch_backend.py puts its
-# own tree's python/ first on sys.path, so the A/B runs from a patched copy of the tree)
-[ -d /tmp/prev-tree ] || { mkdir -p /tmp/prev-tree && cp -r bench python tuning /tmp/prev-tree/ \
-    && patch -s -R -p1 -d /tmp/prev-tree < "$D/prev.patch"; }
-# the tree before d65e89f (MobileNetV2's residual adds outside the kernels)
-[ -d /tmp/prev-res-tree ] || { mkdir -p /tmp/prev-res-tree && cp -r bench python tuning /tmp/prev-res-tree/ \
-    && patch -s -R -p1 -d /tmp/prev-res-tree < "$D/prev-residual.patch"; }
-LOG=$OUT/steps.txt
-{ date -u; nvidia-smi --query-gpu=name,driver_version,serial,clocks.max.sm --format=csv; } >> "$LOG"
+source bench/device_env.sh  # python/ installed, $LOG begun with the card, cache, prev_tree
+# the trees before carry.py's change and before d65e89f (MobileNetV2's residual adds
+# outside the kernels), for the A/B steps
+prev_tree /tmp/prev-tree "$D/prev.patch"
+prev_tree /tmp/prev-res-tree "$D/prev-residual.patch"
 A="--phase run --sparsity 0.9 --input-scale 0.1 --batch 64 --dtype f16 --layout image_pairs"
-cache() {  # the carried cache .cache/carry-$1, copied once to /tmp
-  [ -d /tmp/cache-$1 ] || { mkdir -p /tmp/cache-$1 && cp -r .cache/carry-$1/. /tmp/cache-$1/; }
-  echo /tmp/cache-$1
-}
 run() {  # TREE NAME NET POLICY [ARGS...]: one TREE/bench/torch_backend.py run into $OUT/NAME.json
   local tree=$1 name=$2 net=$3 policy=$4; shift 4
   local c; c=$(cache "${CACHE:-ip$([ "$net" = resnet50 ] || echo "-$net")}")
