@@ -214,8 +214,8 @@ ADDS = ("add", "add_", "iadd", "sub", "mul", "cat")
 def graph_junctions(gm, names):
     """[(a, b, node)]: elementwise adds (and the like) of a GraphModule whose first two
     tensor arguments come from two different named layers (ResNet's conv3 + identity), and
-    layers fused with their residual (fuse_residual_adds: `layer(x, residual)`), which convert the
-    residual, or add it across the grain, when its layout differs from theirs."""
+    layers fused with their residual (fuse_residual_adds: `layer(x, residual)`), which
+    convert the residual, or add it across the grain, when its layout differs from theirs."""
     out = []
     for node in gm.graph.nodes:
         if node.op == "call_module" and node.target in names and len(node.args) == 2:

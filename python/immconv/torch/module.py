@@ -332,7 +332,8 @@ class SpconvConv2d(nn.Module):
         kernel = self.mode != "reference" and x.is_cuda
         if kernel and self.takes_residual:
             # called without its residual (outside the graph build rewrote): the kernel adds
-            # one and ReLUs, so the layer's own conv (+BN) runs as the reference instead
+            # one (and ReLUs, if compiled so), so the layer's own conv (+BN) runs as the
+            # reference instead
             if not self._warned_residual:
                 warnings.warn("immconv: %s was compiled with its residual add; "
                               "called without a residual it runs the reference conv" %

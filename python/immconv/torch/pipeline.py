@@ -828,8 +828,9 @@ def build(model, manifest, out_dir, inplace=False):
     # [relu](conv + residual) as one call: one kernel where the layer's takes the residual,
     # one cuDNN call where a half layer is kept channels-last and a ReLU follows, else the
     # conv, the add, the ReLU
-    layouts.fuse_residual_adds(gm, {l["module"] for l in manifest["layers"] + manifest.get("fused", [])
-                               if l["act"] == "none"})
+    layouts.fuse_residual_adds(gm, {l["module"] for l in
+                                    manifest["layers"] + manifest.get("fused", [])
+                                    if l["act"] == "none"})
     # image pairs from kernel to kernel, where kernels of that layout run (carry.py)
     carry.carry(gm)
     return gm
