@@ -539,8 +539,10 @@ def compile(model, example_input, *, sparsity_threshold=DEFAULT_SPARSITY_THRESHO
     - min_speedup: "auto" (default) measures on CUDA: each compiled layer is timed against
       its original (benchmark_layers, from CUDA graphs unless min_speedup_graphs=False) and
       put back to PyTorch (mode "torch") unless it is policy.DEFAULT_MIN_SPEEDUP (1.05) times
-      faster; a number sets that bar; None turns the measurement off. Without CUDA inputs
-      "auto" measures nothing. Measurements are cached with the kernels.
+      faster; a number sets that bar; None turns the measurement off. For half precision the
+      whole model with its kernels must also beat every layer kept channels-last by
+      policy.END_TO_END_MIN_SPEEDUP (1.02), or by the bar where that is lower (layout.py).
+      Without CUDA inputs "auto" measures nothing. Measurements are cached with the kernels.
     A conv called more than once (shared module) also stays, as shapes are static.
 
     kernel_cache: None (default location, kcache.py), False (no cache: every conv compiled
