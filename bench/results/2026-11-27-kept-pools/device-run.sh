@@ -7,6 +7,8 @@
 #   r50-prev  the default policy with carry.py before the change (prev.patch reversed): the A/B
 #   vgg, vgg-prev  VGG-16 FP16 b64, default policy with Inductor: this tree, then before
 #   vgg-all   VGG-16 FP16 b64, every conv sparse
+#   vgg-short VGG-16 default policy, the variants timed as the policy times (3 warm-ups, 15
+#             replays) instead of 10 and 50
 #   mbv2      MobileNetV2 FP16 b64, default policy with Inductor (carry .cache/carry-ip-mbv2)
 #   mbv2-prev the same before d65e89f (prev-residual.patch reversed)
 #   mbv2-res  the same after d65e89f (its residual adds in the kernels; carry
@@ -45,6 +47,7 @@ for step in "$@"; do
     vgg) run . vgg16-default vgg16 default --inductor ;;
     vgg-prev) run /tmp/prev-tree vgg16-default-prev vgg16 default ;;
     vgg-all) run . vgg16-all vgg16 all ;;
+    vgg-short) run . vgg16-default-short vgg16 default --warmup 3 --repeats 15 ;;
     mbv2) CACHE=ip-mbv2 run . mobilenetv2-default mobilenetv2 default --inductor ;;
     mbv2-prev) CACHE=ip-mbv2 run /tmp/prev-res-tree mobilenetv2-default-prev-res mobilenetv2 default ;;
     mbv2-res) CACHE=ip-mbv2-res run . mobilenetv2-default-res mobilenetv2 default --inductor --backend ;;
