@@ -52,14 +52,20 @@ def _pair(v):
     return tuple(v) if isinstance(v, (tuple, list)) else (v, v)
 
 
+def _pool_args(pool):
+    """nn.MaxPool2d `pool`'s (kernel_size, stride, padding, dilation, ceil_mode) as the
+    hashable arguments fastcopy.run keys its compiled functions by."""
+    stride = pool.stride if pool.stride is not None else pool.kernel_size
+    return (_pair(pool.kernel_size), _pair(stride), _pair(pool.padding), _pair(pool.dilation),
+            bool(pool.ceil_mode))
+
+
 def ip_max_pool2d(x, pool):
     """nn.MaxPool2d `pool` on an image-pair tensor [M, C, H, W, 2], as image pairs. On CUDA
     through torch.compile where it can be (fastcopy.py): PyTorch's eager pool over the view
     below writes int64 indices and runs blocks two channels wide, 6.3x slower than
     Inductor's kernel on ResNet-50's stem (bench/results/2026-11-27-compiled-pools)."""
-    stride = pool.stride if pool.stride is not None else pool.kernel_size
-    return fastcopy.run(_ip_max_pool2d, x, _pair(pool.kernel_size), _pair(stride),
-                        _pair(pool.padding), _pair(pool.dilation), bool(pool.ceil_mode))
+    return fastcopy.run(_ip_max_pool2d, x, *_pool_args(pool))
 
 
 def _ip_max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode):
@@ -83,12 +89,9 @@ def max_pool2d(x, pool):
     be (fastcopy.py). PyTorch's eager max_pool2d computes and writes int64 indices even where
     nobody reads them, so the kept layers' pools (VGG-16's, or ResNet-50's stem where conv1
     is kept) cost several times Inductor's (bench/results/2026-11-27-kept-pools)."""
-    stride = pool.stride if pool.stride is not None else pool.kernel_size
     channels_last = x.dim() == 4 and not x.is_contiguous() and \
         x.is_contiguous(memory_format=torch.channels_last)
-    return fastcopy.run(_max_pool2d, x, _pair(pool.kernel_size), _pair(stride),
-                        _pair(pool.padding), _pair(pool.dilation), bool(pool.ceil_mode),
-                        channels_last)
+    return fastcopy.run(_max_pool2d, x, *_pool_args(pool), channels_last)
 
 
 def _max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode, channels_last):
