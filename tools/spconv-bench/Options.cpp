@@ -40,6 +40,11 @@ Options:
   --no-cusparse        skip the cuSPARSE contender
   --no-tf32            skip the cuDNN TF32 contender
   --no-half-baselines  half kernels: skip the cuDNN FP16/BF16 contenders
+  --unverified         time the generated kernel even when it fails its check: for
+                       experiments on deliberately altered code (a PTX with its staging
+                       removed, say, to bound what staging costs). The failure is kept as
+                       "verification_failure", "status" is "unverified" and the exit status
+                       3, so no script that keeps "ok" results takes the time
   --error-terms T      half kernels: T in the stated bound below, instead of the sidecar's
                        numerics.error_terms (default when absent: C*R*S/groups + 2)
   --help               this text
@@ -77,7 +82,8 @@ neither add the residual nor are timed with the add, which favours them, and the
 are against the reference without it. The JSON then has "residual": true and, on each
 baseline contender, "residual_included": false; io_bytes counts the residual's read.
 
-Exit status: 0 ok, 1 the generated kernel failed verification, 2 any other error.
+Exit status: 0 ok, 1 the generated kernel failed verification, 2 any other error, 3 timed
+unverified (--unverified) after its check failed.
 )";
 
 Options parseOptions(int argc, char **argv, bool &help) {
@@ -118,6 +124,7 @@ Options parseOptions(int argc, char **argv, bool &help) {
     else if (a == "--no-cusparse") o.skipCusparse = true;
     else if (a == "--no-tf32") o.skipTf32 = true;
     else if (a == "--no-half-baselines") o.skipHalfBaselines = true;
+    else if (a == "--unverified") o.unverified = true;
     else if (a == "--error-terms") o.errorTerms = number(value());
     else throw std::invalid_argument("unknown option " + a);
   }
