@@ -32,7 +32,10 @@
 # both folds; *-async-*: those words staged by cp.async, with padding, asymmetric strides,
 # groups past K, double-buffered chunk loops over packed images past the batch, splits and
 # SM-affine queues, pieces, and adjacent pairs staged in a loop), checked element-wise
-# against the bound their sidecar states. Residual epilogues (res-*, *-res-*: --residual, the
+# against the bound their sidecar states. Loads ahead (la-*: --load-ahead, the next
+# straight-line chunk's first loads issued before this chunk's FMAs): groups past K, a
+# split, strided pieces, more than a chunk's channels, f16 rows, image pairs with channel
+# vectors under SM affinity, a bf16 residual. Residual epilogues (res-*, *-res-*: --residual, the
 # kernel adds a third tensor before its activation; spconv-bench passes a random one and adds
 # it to the reference): FP32 and each half pairing, adjacent pairs and image pairs, with
 # splits, channel blocks past K under SM affinity, pieces, cp.async loops over packed images
@@ -214,6 +217,12 @@ shapes=(
   "cv2-llvm|--shape 1,40,14,14,44,3,3 --pad 1,1,1,1 --bias --relu|--block-k=8 --fold-at=llvm --channel-vector=2"
   "f16-imgpairs-cv2-async-loop-images-partial|--shape 10,18,7,7,24,3,3 --pad 1,1,1,1 --bias --dtype f16 --layout image_pairs|--images-per-block=2 --block-k=8 --chunk-c=5 --chunk-loop=2 --async-staging=2 --channel-vector=2"
   "bf16-cv4-rows|--shape 1,20,9,10,16,3,3 --pad 1,1,1,1 --dtype bf16 --pairing rows|--chunk-c=7 --channel-vector=4"
+  "la-f32-groups-partial|--shape 2,24,9,11,48,3,3 --groups 6 --pad 1,1,1,1 --bias --relu|--block-k=32 --chunk-c=2 --load-ahead=8"
+  "la-f32-split|--shape 1,64,14,14,24,3,3 --pad 1,1,1,1 --bias|--block-k=8 --split-c=2 --chunk-c=8 --chunk-loop=1 --load-ahead=3"
+  "la-f32-s2-pieces|--shape 2,18,15,14,7,3,3 --stride 2,2 --pad 1,1,1,1|--block-k=3 --code-budget=150 --share-staging=false --chunk-c=5 --split-c=1 --load-ahead=64"
+  "la-f16-rows|--shape 1,20,9,10,16,3,3 --pad 1,1,1,1 --dtype f16 --pairing rows|--chunk-c=7 --split-c=1 --load-ahead=4"
+  "la-f16-imgpairs-cv4-affine|--shape 6,40,12,12,24,3,3 --pad 1,1,1,1 --relu --dtype f16 --layout image_pairs|--channel-vector=4 --chunk-c=10 --block-k=8 --sm-affinity=2 --split-c=1 --load-ahead=16"
+  "la-bf16-imgpairs-res|--shape 4,48,9,12,13,3,3 --pad 1,1,1,1 --dtype bf16 --layout image_pairs --residual|--chunk-c=9 --split-c=1 --load-ahead=6"
   "res-f32|--shape 2,24,10,12,20,3,3 --pad 1,1,1,1 --bias --relu --residual"
   "res-f32-pieces-affine|--shape 3,24,10,12,20,3,3 --pad 1,1,1,1 --bias --relu --residual|--block-k=4 --sm-affinity=2 --code-budget=400 --share-staging=false"
   "f16-res-images|--shape 3,24,10,10,16,3,3 --pad 1,1,1,1 --bias --relu --dtype f16 --residual"

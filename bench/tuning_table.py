@@ -196,8 +196,9 @@ def main():
 
         def as_measured(tiling):
             # An entry from before channel vectors read one channel a load (docs/design.md,
-            # "Tuning table"), which is what a sidecar now says as channel_vector 1.
-            return dict({"channel_vector": 1}, **tiling) if tiling else tiling
+            # "Tuning table"), which is what a sidecar now says as channel_vector 1; one from
+            # before loads ahead loaded none ahead (load_ahead 0).
+            return dict({"channel_vector": 1, "load_ahead": 0}, **tiling) if tiling else tiling
 
         def stays(e):
             k = entry_key(e)

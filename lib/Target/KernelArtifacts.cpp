@@ -83,6 +83,7 @@ static FailureOr<std::string> emitPTXFoldedInLLVM(ModuleOp module,
     compile.columnOrder = options.tiling.columnOrder;
     compile.directInputs = options.tiling.directInputs;
     compile.channelVector = options.tiling.channelVector;
+    compile.loadAhead = options.tiling.loadAhead;
     compile.numSMs = options.numSMs;
     pm.addPass(createSpconvCompileKernels(compile));
     if (failed(pm.run(module)))

@@ -130,7 +130,8 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
                                       {"adjacent_columns", t.adjacentColumns()},
                                       {"direct_inputs", t.readsInputsDirectly()},
                                       {"channel_vector",
-                                       std::max<int64_t>(1, t.channelVector)}}},
+                                       std::max<int64_t>(1, t.channelVector)},
+                                      {"load_ahead", t.loadAhead}}},
     };
     if (s.isHalf() && succeeded(w))
       entry["numerics"] = numericsJson(words, t, *w);

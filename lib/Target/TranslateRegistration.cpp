@@ -150,6 +150,13 @@ struct TranslateFlags {
                      "thread reads them with one ld.shared.v2/.v4; staged inputs with one "
                      "output per thread only, docs/design.md \"Channel vectors\")"),
       llvm::cl::init(0), llvm::cl::cat(tilingCat)};
+  llvm::cl::opt<int64_t> loadAhead{
+      "load-ahead",
+      llvm::cl::desc("Global loads of the next straight-line chunk a thread issues before "
+                     "this chunk's FMAs (0 = none; 1-64 input words, held in registers "
+                     "through the FMAs; register staging of straight-line chunks only, "
+                     "docs/design.md \"Loads ahead\")"),
+      llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::opt<int64_t> smAffinity{
       "sm-affinity",
       llvm::cl::desc("Where a block finds its work (0 = heuristic: 1; 1 = its grid position; "
@@ -273,6 +280,7 @@ struct TranslateFlags {
                       chunkC, splitC,           chunkLoop, imagesPerBlock, blockOrder,
                       asyncStaging, columnOrder, directInputs};
     o.tiling.channelVector = channelVector;
+    o.tiling.loadAhead = loadAhead;
     o.codeBudget = codeBudget;
     o.blockCodeBudget = blockCodeBudget;
     o.shareStaging = shareStaging;

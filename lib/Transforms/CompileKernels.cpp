@@ -92,6 +92,7 @@ struct SpconvCompileKernelsPass
                      chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder,
                      asyncStaging, columnOrder, directInputs};
     requested.channelVector = channelVector;
+    requested.loadAhead = loadAhead;
     if (std::string why = invalidTilingRequest(requested, numSMs); !why.empty()) {
       // The options are wrong, not the module: at its location, without printing it.
       mlir::emitError(getOperation().getLoc(), why);

@@ -31,6 +31,8 @@ defvar SpconvTilingOptions = [
     "Where a thread's inputs come from (0 = heuristic; 1 = staged through shared memory; 2 = read directly into registers where the filter is 1x1 and a thread has one output, docs/design.md \"Direct inputs\")">,
   Option<"channelVector", "channel-vector", "int64_t", "0",
     "Input channels one shared load reads (0 = heuristic: 1; 1, 2 or 4: with 2 or 4 the staged tile interleaves the chunk's channels so a thread reads them with one ld.shared.v2/.v4; staged inputs with one output per thread only, docs/design.md \"Channel vectors\")">,
+  Option<"loadAhead", "load-ahead", "int64_t", "0",
+    "Global loads of the next straight-line chunk a thread issues before this chunk's FMAs (0 = none; 1-64 input words, held in registers through the FMAs; register staging of straight-line chunks only, docs/design.md \"Loads ahead\")">,
   Option<"numSMs", "num-sms", "int64_t", "0",
     "SMs of the target GPU, over which the heuristic counts waves of blocks (0 = 132, an H100 SXM's or H200's; docs/design.md \"Target GPU\")">
 ];

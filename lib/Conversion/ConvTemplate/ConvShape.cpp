@@ -178,7 +178,8 @@ std::string Tiling::str() const {
          (blockOrder == 2 ? "cbm" : "") + (asyncStaging == 2 ? "cpa" : "") +
          (columnOrder == 2 && outputsPerThread > 1 ? "adj" : "") +
          (directInputs == 2 ? "dir" : "") +
-         (channelVector > 1 ? "cv" + std::to_string(channelVector) : std::string());
+         (channelVector > 1 ? "cv" + std::to_string(channelVector) : std::string()) +
+         (loadAhead > 0 ? "la" + std::to_string(loadAhead) : std::string());
 }
 
 static constexpr int64_t kMaxLoadsPerRegion = 256;
@@ -454,6 +455,9 @@ std::string spconv::invalidTilingRequest(const Tiling &requested) {
   if (requested.channelVector != 0 && requested.channelVector != 1 &&
       requested.channelVector != 2 && requested.channelVector != 4)
     return "channel-vector must be 0, 1, 2 or 4, got " + std::to_string(requested.channelVector);
+  if (requested.loadAhead < 0 || requested.loadAhead > kMaxLoadAhead)
+    return "load-ahead must be 0 to " + std::to_string(kMaxLoadAhead) + ", got " +
+           std::to_string(requested.loadAhead);
   return "";
 }
 
@@ -507,6 +511,16 @@ std::vector<std::string> spconv::unhonouredTilingRequests(const ConvShape &sh,
                        ? "its threads read their inputs from global memory (direct inputs)"
                        : "a thread computes several outputs, with a load per output") +
                   ", so it loads one channel at a time");
+  if (requested.loadAhead > 0 && chosen.loadAhead == 0)
+    why.push_back("load-ahead=" + std::to_string(requested.loadAhead) +
+                  " does not apply to this conv: " +
+                  (chosen.readsInputsDirectly() ? std::string("it stages nothing (direct inputs)")
+                   : chosen.asyncStaging == 2   ? std::string("it stages by cp.async")
+                   : chosen.chunkLoop == 2      ? std::string("its chunks run in a loop")
+                   : chosen.splitC > 1 ? "each of its " + std::to_string(chosen.splitC) +
+                                             " warp groups stages a single chunk"
+                                       : std::string("it stages a single chunk")) +
+                  ", so its loads are issued after the barrier that precedes their stores");
   return why;
 }
 
@@ -762,5 +776,10 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t, const TargetGPU &gpu)
   // A double-buffered chunk loop holds two sets of tiles: the chunk shrinks until they fit.
   while (t.chunkC > 1 && KernelGeometry(sh, t).blockSharedFloats * 4 > kMaxSharedBytes)
     --t.chunkC;
+  // Loads ahead only where a chunk's staging loads are register loads in straight-line code
+  // that a later chunk follows: only asked for (the tuning table's measured entries).
+  if (t.loadAhead < 0 || t.asyncStaging == 2 || t.chunkLoop == 2 || t.readsInputsDirectly() ||
+      KernelGeometry(sh, t).numChunks / KernelGeometry(sh, t).splitC < 2)
+    t.loadAhead = 0;
   return t;
 }

@@ -203,10 +203,28 @@ PairedElement ConvTemplateEmitter::emitPairedElement(OpBuilder &b, Location loc,
 
 void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const BlockCoords &bc,
                                     int64_t kb, int64_t chunk, Value input, Value tile,
-                                    Value kBase, int64_t tileOffset) const {
+                                    Value kBase, int64_t tileOffset,
+                                    ArrayRef<Value> ahead) const {
   int64_t c0 = chunk * tiling.chunkC;
   emitStage(b, loc, tid, bc, kb, cst(b, loc, c0), std::min(tiling.chunkC, geom.windowC - c0),
-            input, tile, kBase, tileOffset);
+            input, tile, kBase, tileOffset, /*wait=*/true, ahead);
+}
+
+SmallVector<Value> ConvTemplateEmitter::emitStageLoadsAhead(OpBuilder &b, Location loc,
+                                                            Value tid, const BlockCoords &bc,
+                                                            int64_t kb, int64_t chunk,
+                                                            Value input, Value kBase) const {
+  SmallVector<Value> ahead;
+  // The first tile position must be every thread's (no scf.if around it, whose values
+  // could not reach the stores after the barrier).
+  if (tiling.loadAhead <= 0 || asyncStaging || tiling.readsInputsDirectly() ||
+      geom.inTileH * geom.inTileW < tiling.threads())
+    return ahead;
+  int64_t c0 = chunk * tiling.chunkC;
+  int64_t channels = std::min(tiling.chunkC, geom.windowC - c0);
+  emitStage(b, loc, tid, bc, kb, cst(b, loc, c0), channels, input, /*tile=*/nullptr, kBase,
+            /*tileOffset=*/0, /*wait=*/false, /*ahead=*/{}, &ahead);
+  return ahead;
 }
 
 void ConvTemplateEmitter::emitStageWait(OpBuilder &b, Location loc) const {
@@ -252,8 +270,9 @@ static Value asWords(OpBuilder &b, Location loc, Value memref) {
 
 void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const BlockCoords &bc,
                                     int64_t kb, Value c0, int64_t chunkChannels, Value input,
-                                    Value tile, Value kBase, int64_t tileOffset,
-                                    bool wait) const {
+                                    Value tile, Value kBase, int64_t tileOffset, bool wait,
+                                    ArrayRef<Value> ahead,
+                                    SmallVectorImpl<Value> *loadOnly) const {
   // Direct inputs are read where they are used (emitChunkNest).
   if (tiling.readsInputsDirectly())
     return;
@@ -348,6 +367,26 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
       return arith::SelectOp::create(b, loc, ok, cst(b, loc, 1), zero);
     };
     Value insideElements = asyncStaging && !guardC ? elementsRead(inside) : Value();
+    // Register staging: channel `cc`'s word of this position, 0 in the padding.
+    auto loadChannel = [&](Value cc) -> Value {
+      Value c = arith::AddIOp::create(b, loc, cStart, cc);
+      Value ok = inside, okHi = hiAt.ok;
+      if (guardC) {
+        Value cOk =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, cst(b, loc, shape.c));
+        ok = arith::AndIOp::create(b, loc, ok, cOk);
+        if (okHi)
+          okHi = arith::AndIOp::create(b, loc, okHi, cOk);
+        c = arith::MinUIOp::create(b, loc, c, cst(b, loc, shape.c - 1));
+      }
+      Value v = memref::LoadOp::create(b, loc, input, ValueRange{imageIndex, c, iyc, ixc});
+      v = arith::SelectOp::create(b, loc, ok, v, fzero);
+      if (shape.gathersPairs()) {
+        Value hi = memref::LoadOp::create(b, loc, input, ValueRange{hiAt.n, c, hiAt.y, hiAt.x});
+        v = emitPack(b, loc, v, arith::SelectOp::create(b, loc, okHi, hi, fzero));
+      }
+      return v;
+    };
     // Channels [from, from + count) of the chunk, `from` an index value: loads, then stores.
     auto stageChannels = [&](Value from, int64_t count) {
       if (asyncStaging) {
@@ -373,41 +412,39 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
       SmallVector<Value> rows;
       for (int64_t i = 0; i < count; ++i) {
         Value cc = i ? arith::AddIOp::create(b, loc, from, cst(b, loc, i)).getResult() : from;
-        Value c = arith::AddIOp::create(b, loc, cStart, cc);
-        Value ok = inside, okHi = hiAt.ok;
-        if (guardC) {
-          Value cOk =
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, cst(b, loc, shape.c));
-          ok = arith::AndIOp::create(b, loc, ok, cOk);
-          if (okHi)
-            okHi = arith::AndIOp::create(b, loc, okHi, cOk);
-        }
-        if (guardC)
-          c = arith::MinUIOp::create(b, loc, c, cst(b, loc, shape.c - 1));
-        Value v = memref::LoadOp::create(b, loc, input, ValueRange{imageIndex, c, iyc, ixc});
-        v = arith::SelectOp::create(b, loc, ok, v, fzero);
-        if (shape.gathersPairs()) {
-          Value hi = memref::LoadOp::create(b, loc, input, ValueRange{hiAt.n, c, hiAt.y, hiAt.x});
-          v = emitPack(b, loc, v, arith::SelectOp::create(b, loc, okHi, hi, fzero));
-        }
-        values.push_back(v);
+        values.push_back(loadChannel(cc));
         rows.push_back(cc);
       }
       for (int64_t i = 0; i < count; ++i) {
         memref::StoreOp::create(b, loc, values[i], tile, ValueRange{tileIndex(rows[i])});
       }
     };
-    int64_t full = chunkChannels / batch * batch;
+    // Loads ahead: the first position's first channels, loaded before the barrier
+    // (emitStageLoadsAhead), are stored first; the batches stage the rest.
+    int64_t start = 0;
+    if (first == 0 && loadOnly) {
+      for (int64_t i = 0, n = std::min(tiling.loadAhead, chunkChannels); i < n; ++i)
+        loadOnly->push_back(loadChannel(cst(b, loc, i)));
+      return;
+    }
+    if (first == 0 && !ahead.empty()) {
+      for (size_t i = 0; i < ahead.size(); ++i)
+        memref::StoreOp::create(b, loc, ahead[i], tile, ValueRange{tileIndex(cst(b, loc, i))});
+      start = ahead.size();
+    }
+    Value from = start ? cst(b, loc, start) : zero;
+    int64_t full = (chunkChannels - start) / batch * batch;
     if (full > batch) {
-      auto loop = scf::ForOp::create(b, loc, zero, cst(b, loc, full), cst(b, loc, batch));
+      auto loop =
+          scf::ForOp::create(b, loc, from, cst(b, loc, start + full), cst(b, loc, batch));
       OpBuilder::InsertionGuard loopGuard(b);
       b.setInsertionPointToStart(loop.getBody());
       stageChannels(loop.getInductionVar(), batch);
     } else if (full == batch) {
-      stageChannels(zero, batch);
+      stageChannels(from, batch);
     }
-    if (full < chunkChannels)
-      stageChannels(cst(b, loc, full), chunkChannels - full);
+    if (start + full < chunkChannels)
+      stageChannels(cst(b, loc, start + full), chunkChannels - start - full);
   }
   if (asyncStaging) {
     // The thread's copies land before the barrier the caller puts after the stage.

@@ -27,6 +27,7 @@ DictionaryAttr spconv::makeLaunchAttr(MLIRContext *ctx, const ConvShape &shape,
       b.getNamedAttr("direct_inputs", b.getI64IntegerAttr(tiling.readsInputsDirectly() ? 2 : 1)),
       b.getNamedAttr("channel_vector",
                      b.getI64IntegerAttr(std::max<int64_t>(1, tiling.channelVector))),
+      b.getNamedAttr("load_ahead", b.getI64IntegerAttr(tiling.loadAhead)),
   });
   SmallVector<NamedAttribute> entries{
       b.getNamedAttr("grid", b.getDenseI64ArrayAttr({g.grid[0], g.grid[1], g.grid[2]})),
@@ -64,6 +65,7 @@ Tiling spconv::tilingFromLaunchAttr(DictionaryAttr launch) {
   t.columnOrder = get("column_order");
   t.directInputs = get("direct_inputs");
   t.channelVector = get("channel_vector");
+  t.loadAhead = get("load_ahead");
   return t;
 }
 

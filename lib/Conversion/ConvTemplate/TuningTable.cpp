@@ -78,7 +78,7 @@ Tiling spconv::fillFromTuned(Tiling requested, const Tiling &tuned) {
        {&Tiling::blockK, &Tiling::outputsPerThread, &Tiling::tileP, &Tiling::threadsQ,
         &Tiling::chunkC, &Tiling::splitC, &Tiling::chunkLoop, &Tiling::imagesPerBlock,
         &Tiling::blockOrder, &Tiling::asyncStaging, &Tiling::columnOrder, &Tiling::directInputs,
-        &Tiling::channelVector})
+        &Tiling::channelVector, &Tiling::loadAhead})
     if (requested.*field == 0)
       requested.*field = tuned.*field;
   return requested;
@@ -160,6 +160,14 @@ static bool tunedFromJSON(const llvm::json::Value &v, TunedTiling &t, llvm::json
       (!o.map("channel_vector", tl.channelVector) ||
        (tl.channelVector != 1 && tl.channelVector != 2 && tl.channelVector != 4))) {
     p.field("channel_vector").report("expected 1, 2 or 4");
+    return false;
+  }
+  // Loads ahead came later still: an entry without them was measured without.
+  static_assert(kMaxLoadAhead == 64, "the message below names the limit");
+  tl.loadAhead = 0;
+  if (obj->get("load_ahead") &&
+      (!o.map("load_ahead", tl.loadAhead) || tl.loadAhead < 0 || tl.loadAhead > kMaxLoadAhead)) {
+    p.field("load_ahead").report("expected 0 to 64 (kMaxLoadAhead)");
     return false;
   }
   // The sidecar says 0 where ptxas had no cap; ArtifactOptions says -1.

@@ -169,13 +169,20 @@ static int64_t emitChunks(OpBuilder &b, Location loc, const ConvTemplateEmitter 
     scf::YieldOp::create(b, loc, next);
     accs.assign(loop.getResults().begin(), loop.getResults().end());
   }
+  SmallVector<Value> ahead;
   for (int64_t chunk = loopEnd; chunk < last; ++chunk) {
     // The previous straight-line chunk's readers must be done before the tile is
     // overwritten (the loop ends with that barrier).
     if (chunk > loopEnd)
       barrier();
-    emitter.emitStage(b, loc, tid, bc, kb, chunk, input, tile, kBase, tileOffset);
+    emitter.emitStage(b, loc, tid, bc, kb, chunk, input, tile, kBase, tileOffset, ahead);
     barrier();
+    // Loads ahead (Tiling::loadAhead): the next chunk's first loads go out before this
+    // chunk's FMAs, so that their latency runs under them; the words wait in registers
+    // until the barrier above the next stage.
+    ahead.clear();
+    if (chunk + 1 < last)
+      ahead = emitter.emitStageLoadsAhead(b, loc, tid, bc, kb, chunk + 1, input, kBase);
     emitter.emitChunkNest(b, loc, tid, kb, chunk, tile, accs, tileOffset, bc.tileBase);
     pinAccumulators(b, loc, accs, kb, chunk);
   }
@@ -393,6 +400,7 @@ struct ConvertSpconvToAffinePass
                      chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder,
                      asyncStaging, columnOrder, directInputs};
     requested.channelVector = channelVector;
+    requested.loadAhead = loadAhead;
     if (std::string why = invalidTilingRequest(requested, numSMs); !why.empty()) {
       // The options are wrong, not the module: at its location, without printing it.
       mlir::emitError(getOperation().getLoc(), why);

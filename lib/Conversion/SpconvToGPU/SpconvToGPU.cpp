@@ -38,6 +38,7 @@ struct ConvertSpconvToGPUPass
                      chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder,
                      asyncStaging, columnOrder, directInputs};
     requested.channelVector = channelVector;
+    requested.loadAhead = loadAhead;
     if (std::string why = invalidTilingRequest(requested, numSMs); !why.empty()) {
       // The options are wrong, not the module: at its location, without printing it.
       mlir::emitError(getOperation().getLoc(), why);

@@ -160,6 +160,15 @@ struct Tiling {
   // with one ld.shared.v2/.v4: fewer load instructions per FMA on code-fetch-bound kernels.
   // Staged inputs with one output per thread only; elsewhere 1.
   int64_t channelVector = 0;
+  // Loads ahead (docs/design.md, "Loads ahead"): a thread issues the global loads of its
+  // first loadAhead input words of the next straight-line chunk before this chunk's FMAs,
+  // holds them in registers through the FMAs and the barrier, and stores them after it. The
+  // loads' latency, which every warp of a block otherwise waits out between the barrier and
+  // its stores, then runs under the FMAs (vgg-conv3 at batch 64 FP16: 1.06x; the kernel
+  // with no staging loads at all ran 1.46x, docs/tuning-log.md, "Speed of light without
+  // staging"). Register staging of straight-line chunks only (not cp.async, chunk loops or
+  // direct inputs); elsewhere 0.
+  int64_t loadAhead = 0;
 
   /// Threads of one group: a tile of tileP x threadsQ.
   int64_t threads() const { return tileP * threadsQ; }
@@ -361,6 +370,9 @@ void chooseSplit(const ConvShape &shape, Tiling &tiling, const TargetGPU &gpu);
 constexpr int64_t kStageBatch = 8;
 /// Shared memory a block may use for its staged tile (the static .shared limit).
 constexpr int64_t kMaxSharedBytes = 48 * 1024;
+/// The most input words a thread may load ahead (Tiling::loadAhead): each is a register
+/// held through a chunk's FMAs.
+constexpr int64_t kMaxLoadAhead = 64;
 /// Static shared memory an SM-affine kernel adds to its tile: the work slot, 16-byte aligned.
 constexpr int64_t kWorkSlotBytes = 16;
 /// What the heuristic aims for. Registers, not shared memory, bound residency (128 registers

@@ -100,9 +100,21 @@ public:
   /// padding. The chunk counts from the first input channel of channel block `kb`'s window
   /// (0 without groups), or of the block starting at output channel `kBase` when given.
   /// `tid` counts within the thread's group; the group's tile starts at `tileOffset`.
+  /// `ahead`: the words emitStageLoadsAhead loaded for this chunk, stored first.
   void emitStage(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid,
                  const BlockCoords &bc, int64_t kb, int64_t chunk, mlir::Value input,
-                 mlir::Value tile, mlir::Value kBase = nullptr, int64_t tileOffset = 0) const;
+                 mlir::Value tile, mlir::Value kBase = nullptr, int64_t tileOffset = 0,
+                 llvm::ArrayRef<mlir::Value> ahead = {}) const;
+  /// Loads ahead (Tiling::loadAhead): the global loads (with their padding selects and
+  /// packs) of the first words thread `tid` stages for chunk `chunk`, the channels
+  /// 0, 1, ... of its first tile position, at most tiling.loadAhead of them, storing
+  /// nothing: emitStage stores them after the barrier. None where the thread may have no
+  /// tile position (the group outnumbers the plane) or the chunk is staged otherwise.
+  llvm::SmallVector<mlir::Value> emitStageLoadsAhead(mlir::OpBuilder &b, mlir::Location loc,
+                                                     mlir::Value tid, const BlockCoords &bc,
+                                                     int64_t kb, int64_t chunk,
+                                                     mlir::Value input,
+                                                     mlir::Value kBase = nullptr) const;
   /// The same for the `chunkChannels` channels from window channel `c0` (an index value):
   /// a loop over the chunks (Tiling::chunkLoop) stages a full chunk from a run-time c0
   /// (chunkLoopEnd: its channels lie inside the window).
@@ -111,7 +123,9 @@ public:
   void emitStage(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid,
                  const BlockCoords &bc, int64_t kb, mlir::Value c0, int64_t chunkChannels,
                  mlir::Value input, mlir::Value tile, mlir::Value kBase = nullptr,
-                 int64_t tileOffset = 0, bool wait = true) const;
+                 int64_t tileOffset = 0, bool wait = true,
+                 llvm::ArrayRef<mlir::Value> ahead = {},
+                 llvm::SmallVectorImpl<mlir::Value> *loadOnly = nullptr) const;
   /// Waits for the thread's outstanding copies (asynchronous staging).
   void emitStageWait(mlir::OpBuilder &b, mlir::Location loc) const;
   /// A double-buffered chunk loop over chunks [first, loopEnd) (stagingBuffers 2): chunk J
