@@ -14,6 +14,8 @@
 # STEP round DIR [NCU_CASES]: bench/variants.sh run on DIR (round44.spec, compiled here).
 # STEP paper10 DIR: paper10 (bench/compile_suite.sh's cases) by bench/run_device.sh, then
 #   PyTorch FP16 channels-last (bench/torch_baseline.py) and the per-layer table.
+# STEP vgg16 - NAME...: VGG-16's 13 convs (bench/run_network.sh) for each bundle
+#   .net/carry/NAME (net.json, manifest.json, gen.args, compile.json, net.cubin.xz).
 # STEP sanitize DIR: compute-sanitizer (memcheck, racecheck, synccheck, initcheck;
 #   bench/sanitize.sh run) on every case of DIR.
 set -u
@@ -38,6 +40,15 @@ case $step in
       --out $R/p10/torch-fp16.json > $R/torch16.log 2>&1
     python3 bench/results/2026-11-26-half-tuned3/summarize.py $R/p10 > $R/p10/summary.md 2>&1  # (call 5 ran without that folder, moved out for the carry: the table was made here)
     echo "paper10 done" >> $LOG; tail -2 $R/p10.log; cat $R/p10/summary.md
+    tar czf $OUT/$step.tgz -C $OUT $step && rm -rf $R; exit 0 ;;
+  vgg16)  # DIR unused; the bundles .net/carry/NAME given after it, PyTorch timed with the first
+    export SPCONV_BENCH_ARGS="--no-cusparse"
+    for b in "${@:3}"; do
+      B=/tmp/$b; rm -rf $B; cp -r .net/carry/$b $B; xz -d $B/net.cubin.xz
+      timeout 200 bash bench/run_network.sh $B $R/$b > $R/$b.log 2>&1
+      echo "$b rc=$?" >> $LOG; tail -4 $R/$b.log
+      export SPCONV_TORCH_BASELINE=0
+    done
     tar czf $OUT/$step.tgz -C $OUT $step && rm -rf $R; exit 0 ;;
   sanitize)
     for f in "$cases"/*/*.xz; do [ -f "$f" ] && xz -d -f "$f"; done
