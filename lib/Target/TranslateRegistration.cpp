@@ -153,9 +153,9 @@ struct TranslateFlags {
   llvm::cl::opt<int64_t> loadAhead{
       "load-ahead",
       llvm::cl::desc("Global loads of the next straight-line chunk a thread issues before "
-                     "this chunk's FMAs (0 = none; 1-64 input words, held in registers "
-                     "through the FMAs; register staging of straight-line chunks only, "
-                     "docs/design.md \"Loads ahead\")"),
+                     "this chunk's FMAs (0 = none, or a tuning table entry's; 1-64 input "
+                     "words, held in registers through the FMAs; register staging of "
+                     "straight-line chunks only, docs/design.md \"Loads ahead\")"),
       llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::opt<int64_t> smAffinity{
       "sm-affinity",

@@ -172,7 +172,7 @@ def SpconvCompileKernels : Pass<"spconv-compile-kernels", "::mlir::ModuleOp"> {
     Option<"channelVector", "channel-vector", "int64_t", "0",
       "Input channels one shared load reads (0 = heuristic: 1; 1, 2 or 4: with 2 or 4 the staged tile interleaves the chunk's channels so a thread reads them with one ld.shared.v2/.v4; staged inputs with one output per thread only, docs/design.md \"Channel vectors\")">,
     Option<"loadAhead", "load-ahead", "int64_t", "0",
-      "Global loads of the next straight-line chunk a thread issues before this chunk's FMAs (0 = none; 1-64 input words, held in registers through the FMAs; register staging of straight-line chunks only, docs/design.md \"Loads ahead\")">,
+      "Global loads of the next straight-line chunk a thread issues before this chunk's FMAs (0 = none, or a tuning table entry's; 1-64 input words, held in registers through the FMAs; register staging of straight-line chunks only, docs/design.md \"Loads ahead\")">,
     Option<"numSMs", "num-sms", "int64_t", "0",
       "SMs of the target GPU, over which the heuristic counts waves of blocks (0 = 132, an H100 SXM's or H200's; docs/design.md \"Target GPU\")">
   ];

@@ -517,9 +517,11 @@ std::vector<std::string> spconv::unhonouredTilingRequests(const ConvShape &sh,
                   (chosen.readsInputsDirectly() ? std::string("it stages nothing (direct inputs)")
                    : chosen.asyncStaging == 2   ? std::string("it stages by cp.async")
                    : chosen.chunkLoop == 2      ? std::string("its chunks run in a loop")
-                   : chosen.splitC > 1 ? "each of its " + std::to_string(chosen.splitC) +
-                                             " warp groups stages a single chunk"
-                                       : std::string("it stages a single chunk")) +
+                   : KernelGeometry(sh, chosen).numChunks / KernelGeometry(sh, chosen).splitC < 2
+                       ? (chosen.splitC > 1 ? "each of its " + std::to_string(chosen.splitC) +
+                                                  " warp groups stages a single chunk"
+                                            : std::string("it stages a single chunk"))
+                       : std::string("a group has more threads than its tile has positions")) +
                   ", so its loads are issued after the barrier that precedes their stores");
   return why;
 }
@@ -777,9 +779,11 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t, const TargetGPU &gpu)
   while (t.chunkC > 1 && KernelGeometry(sh, t).blockSharedFloats * 4 > kMaxSharedBytes)
     --t.chunkC;
   // Loads ahead only where a chunk's staging loads are register loads in straight-line code
-  // that a later chunk follows: only asked for (the tuning table's measured entries).
+  // that a later chunk follows, and every thread of a group has a first tile position (its
+  // words are loaded outside any condition): only asked for (the tuning table's entries).
+  KernelGeometry staged(sh, t);
   if (t.loadAhead < 0 || t.asyncStaging == 2 || t.chunkLoop == 2 || t.readsInputsDirectly() ||
-      KernelGeometry(sh, t).numChunks / KernelGeometry(sh, t).splitC < 2)
+      staged.numChunks / staged.splitC < 2 || staged.inTileH * staged.inTileW < t.threads())
     t.loadAhead = 0;
   return t;
 }

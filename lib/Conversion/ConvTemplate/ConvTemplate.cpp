@@ -215,8 +215,9 @@ SmallVector<Value> ConvTemplateEmitter::emitStageLoadsAhead(OpBuilder &b, Locati
                                                             int64_t kb, int64_t chunk,
                                                             Value input, Value kBase) const {
   SmallVector<Value> ahead;
-  // The first tile position must be every thread's (no scf.if around it, whose values
-  // could not reach the stores after the barrier).
+  // chooseTiling keeps loadAhead only where this holds: the first tile position is every
+  // thread's (no scf.if around it, whose values could not reach the stores after the
+  // barrier; loading later positions too held more registers and ran slower, round 44b).
   if (tiling.loadAhead <= 0 || asyncStaging || tiling.readsInputsDirectly() ||
       geom.inTileH * geom.inTileW < tiling.threads())
     return ahead;
