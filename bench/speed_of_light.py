@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Altered copies of a compiled case, to bound what its staging costs.
 
-usage: bench/speed_of_light.py CASE_DIR OUT_DIR [--ptxas PTXAS] [--arch sm_90]
+usage: bench/speed_of_light.py CASE_DIR OUT_DIR [--variants V,...] [--keep-ptx]
+                               [--ptxas PTXAS] [--arch sm_90]
 
 CASE_DIR is a case as spconv-translate writes it with its PTX kept (kernels.json,
 kernels.ptx, weights.bin [, bias.bin]). For each variant below, OUT_DIR/NAME gets the
@@ -152,6 +153,8 @@ def main():
     ap.add_argument("--ptxas", default=shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas")
     ap.add_argument("--arch", default="sm_90")
     ap.add_argument("--variants", default="as-is,no-loads,no-bars,no-stage")
+    ap.add_argument("--keep-ptx", action="store_true",
+                    help="also write each variant's PTX (OUT_DIR/NAME/kernels.ptx)")
     args = ap.parse_args()
     ptx_path = os.path.join(args.case, "kernels.ptx")
     if not os.path.exists(ptx_path):
@@ -167,6 +170,9 @@ def main():
             if os.path.exists(os.path.join(args.case, name)):
                 shutil.copy(os.path.join(args.case, name), dest)
         regs, spills = assemble(text, os.path.join(dest, "kernels.cubin"), args.ptxas, args.arch)
+        if args.keep_ptx:
+            with open(os.path.join(dest, "kernels.ptx"), "w") as f:
+                f.write(text)
         altered = " ".join(f"{k} {v}" for k, v in counts.items() if v) or "unaltered"
         print(f"{variant}: {altered}; {spills} bytes spilled")
 
