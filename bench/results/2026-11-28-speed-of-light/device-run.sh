@@ -16,6 +16,7 @@
 #   PyTorch FP16 channels-last (bench/torch_baseline.py) and the per-layer table.
 # STEP vgg16 - NAME...: VGG-16's 13 convs (bench/run_network.sh) for each bundle
 #   .net/carry/NAME (net.json, manifest.json, gen.args, compile.json, net.cubin.xz).
+# STEP clocks -: VGG-16 end to end, 50 and 15 replays, with nvidia-smi sampling the clocks.
 # STEP sanitize DIR: compute-sanitizer (memcheck, racecheck, synccheck, initcheck;
 #   bench/sanitize.sh run) on every case of DIR.
 set -u
@@ -49,6 +50,39 @@ case $step in
       echo "$b rc=$?" >> $LOG; tail -4 $R/$b.log
       export SPCONV_TORCH_BASELINE=0
     done
+    tar czf $OUT/$step.tgz -C $OUT $step && rm -rf $R; exit 0 ;;
+  clocks)  # DIR unused. VGG-16 FP16 b64, default policy (bench/torch_backend.py, the kept-pools
+    # cache .cache/carry-ip-vgg16), timed with 50 and with 15 replays, while nvidia-smi samples
+    # the SM clock, power, temperature and throttle reasons every 50 ms: does the longer timing
+    # run our plan at a lower clock? (last session's call10: 3-5% slower over 50 replays)
+    c=$(cache ip-vgg16)
+    # The cache was compiled with the table before round 44: with today's its plan would miss
+    # the cache on conv2_2 and conv3_1 and ask for a compiler the GPU machine does not have.
+    export SPCONV_TUNING_TABLE=$PWD/bench/results/2026-11-28-speed-of-light/table-281b08d.json
+    F=clocks_throttle_reasons.active  # renamed clocks_event_reasons in newer drivers
+    nvidia-smi --query-gpu=$F --format=csv,noheader > /dev/null 2>&1 || F=clocks_event_reasons.active
+    for v in "long" "short --warmup 3 --repeats 15"; do
+      n=${v%% *}; extra=${v#$n}
+      nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,$F \
+        --format=csv,noheader -lms 50 > $R/clocks-$n.csv 2>&1 & smi=$!
+      timeout 200 python3 bench/torch_backend.py --phase run --sparsity 0.9 --input-scale 0.1 \
+        --batch 64 --dtype f16 --layout image_pairs --net vgg16 --policy default --cache "$c" \
+        --out $R/vgg16-$n.json $extra > $R/vgg16-$n.log 2>&1
+      echo "clocks $n rc=$?" >> $LOG; kill $smi; sleep 1
+      python3 - $R/clocks-$n.csv <<'PY' | tee -a $LOG
+import sys
+rows = [l.split(", ") for l in open(sys.argv[1]) if l.count(",") >= 5]
+sm = [float(r[1].split()[0]) for r in rows]
+pw = [float(r[3].split()[0]) for r in rows if r[3].split()[0].replace(".", "").isdigit()]
+busy = [s for s, r in zip(sm, rows) if float(r[3].split()[0]) > 200] if pw else []
+reasons = sorted({r[5].strip() for r in rows})
+print(f"{len(rows)} samples; SM clock min {min(sm):.0f} max {max(sm):.0f} MHz; "
+      f"while over 200 W: {len(busy)} samples, mean {sum(busy) / max(1, len(busy)):.0f} MHz, "
+      f"min {min(busy) if busy else 0:.0f}; power max {max(pw) if pw else 0:.0f} W; "
+      f"throttle reasons seen {reasons}")
+PY
+    done
+    tail -5 $R/vgg16-long.log; tail -5 $R/vgg16-short.log
     tar czf $OUT/$step.tgz -C $OUT $step && rm -rf $R; exit 0 ;;
   sanitize)
     for f in "$cases"/*/*.xz; do [ -f "$f" ] && xz -d -f "$f"; done
