@@ -517,7 +517,7 @@ std::vector<std::string> spconv::unhonouredTilingRequests(const ConvShape &sh,
                   (chosen.readsInputsDirectly() ? std::string("it stages nothing (direct inputs)")
                    : chosen.asyncStaging == 2   ? std::string("it stages by cp.async")
                    : chosen.chunkLoop == 2      ? std::string("its chunks run in a loop")
-                   : KernelGeometry(sh, chosen).numChunks / KernelGeometry(sh, chosen).splitC < 2
+                   : g.numChunks / g.splitC < 2
                        ? (chosen.splitC > 1 ? "each of its " + std::to_string(chosen.splitC) +
                                                   " warp groups stages a single chunk"
                                             : std::string("it stages a single chunk"))
