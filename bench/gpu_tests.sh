@@ -35,7 +35,11 @@
 # against the bound their sidecar states. Loads ahead (la-*: --load-ahead, the next
 # straight-line chunk's first loads issued before this chunk's FMAs): groups past K, a
 # split, strided pieces, more than a chunk's channels, f16 rows, image pairs with channel
-# vectors under SM affinity, a bf16 residual. Residual epilogues (res-*, *-res-*: --residual, the
+# vectors under SM affinity, a bf16 residual. Dynamic shared memory (dyn-*: --dynamic-shared=2,
+# past 48 KB where the runtime must opt in): a double-buffered cp.async loop over split groups,
+# straight-line register staging with loads ahead, SM-affine pieces (static work slot beside
+# the dynamic tile), the LLVM-level fold, f16 image pairs over packed images past the batch,
+# and a bf16 kernel under 48 KB. Residual epilogues (res-*, *-res-*: --residual, the
 # kernel adds a third tensor before its activation; spconv-bench passes a random one and adds
 # it to the reference): FP32 and each half pairing, adjacent pairs and image pairs, with
 # splits, channel blocks past K under SM affinity, pieces, cp.async loops over packed images
@@ -223,6 +227,12 @@ shapes=(
   "la-f16-rows|--shape 1,20,9,10,16,3,3 --pad 1,1,1,1 --dtype f16 --pairing rows|--chunk-c=7 --split-c=1 --load-ahead=4"
   "la-f16-imgpairs-cv4-affine|--shape 6,40,12,12,24,3,3 --pad 1,1,1,1 --relu --dtype f16 --layout image_pairs|--channel-vector=4 --chunk-c=10 --block-k=8 --sm-affinity=2 --split-c=1 --load-ahead=16"
   "la-bf16-imgpairs-res|--shape 4,48,9,12,13,3,3 --pad 1,1,1,1 --dtype bf16 --layout image_pairs --residual|--chunk-c=9 --split-c=1 --load-ahead=6"
+  "dyn-f32-loop-split|--shape 2,64,20,20,16,3,3 --pad 1,1,1,1 --bias --relu|--async-staging=2 --chunk-loop=2 --chunk-c=16 --dynamic-shared=2"
+  "dyn-f32-straight-registers|--shape 2,160,14,30,16,3,3 --pad 1,1,1,1 --bias|--chunk-c=72 --tile-p=8 --split-c=1 --chunk-loop=1 --block-k=8 --load-ahead=4 --dynamic-shared=2"
+  "dyn-f32-pieces-affine|--shape 3,128,12,14,20,3,3 --pad 1,1,1,1 --relu|--block-k=4 --sm-affinity=2 --code-budget=1500 --share-staging=false --async-staging=2 --chunk-loop=2 --chunk-c=48 --split-c=1 --dynamic-shared=2"
+  "dyn-f32-llvm|--shape 2,64,20,20,16,3,3 --pad 1,1,1,1|--async-staging=2 --chunk-loop=2 --chunk-c=16 --fold-at=llvm --dynamic-shared=2"
+  "dyn-f16-imgpairs-loop-images-partial|--shape 10,96,14,14,24,3,3 --pad 1,1,1,1 --bias --dtype f16 --layout image_pairs|--images-per-block=2 --block-k=8 --chunk-c=24 --chunk-loop=2 --async-staging=2 --channel-vector=4 --dynamic-shared=2"
+  "dyn-bf16-rows-small|--shape 1,20,9,10,16,3,3 --pad 1,1,1,1 --dtype bf16 --pairing rows|--chunk-c=7 --dynamic-shared=2"
   "res-f32|--shape 2,24,10,12,20,3,3 --pad 1,1,1,1 --bias --relu --residual"
   "res-f32-pieces-affine|--shape 3,24,10,12,20,3,3 --pad 1,1,1,1 --bias --relu --residual|--block-k=4 --sm-affinity=2 --code-budget=400 --share-staging=false"
   "f16-res-images|--shape 3,24,10,10,16,3,3 --pad 1,1,1,1 --bias --relu --dtype f16 --residual"

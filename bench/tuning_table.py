@@ -197,8 +197,10 @@ def main():
         def as_measured(tiling):
             # An entry from before channel vectors read one channel a load (docs/design.md,
             # "Tuning table"), which is what a sidecar now says as channel_vector 1; one from
-            # before loads ahead loaded none ahead (load_ahead 0).
-            return dict({"channel_vector": 1, "load_ahead": 0}, **tiling) if tiling else tiling
+            # before loads ahead loaded none ahead (load_ahead 0), and one from before dynamic
+            # shared memory staged into static shared memory (dynamic_shared false).
+            defaults = {"channel_vector": 1, "load_ahead": 0, "dynamic_shared": False}
+            return dict(defaults, **tiling) if tiling else tiling
 
         def stays(e):
             k = entry_key(e)

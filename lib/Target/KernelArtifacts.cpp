@@ -84,6 +84,7 @@ static FailureOr<std::string> emitPTXFoldedInLLVM(ModuleOp module,
     compile.directInputs = options.tiling.directInputs;
     compile.channelVector = options.tiling.channelVector;
     compile.loadAhead = options.tiling.loadAhead;
+    compile.dynamicShared = options.tiling.dynamicShared;
     compile.numSMs = options.numSMs;
     pm.addPass(createSpconvCompileKernels(compile));
     if (failed(pm.run(module)))

@@ -69,6 +69,8 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
       return a ? toJson(a.asArrayRef()) : llvm::json::Array();
     };
     auto shared = launch.getAs<IntegerAttr>("shared_bytes");
+    int64_t sharedBytes = shared ? shared.getInt() : 0;
+    bool dynamicShared = t.usesDynamicShared();
     auto minBlocks = launch.getAs<IntegerAttr>("min_blocks_per_sm");
     // The kernel's pointers, in order: input, the residual where the op has one (the
     // output's shape and layout), output.
@@ -88,8 +90,10 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
         {"source_location", loc},
         {"grid", ints("grid")},
         {"block", ints("block")},
-        {"dynamic_shared_bytes", 0},
-        {"static_shared_bytes", shared ? shared.getInt() : 0},
+        // The staged tiles: in dynamic shared memory, which the launch sizes, where the
+        // tiling asks for it (Tiling::dynamicShared), else declared static.
+        {"dynamic_shared_bytes", dynamicShared ? sharedBytes : 0},
+        {"static_shared_bytes", dynamicShared ? 0 : sharedBytes},
         {"params", std::move(params)},
         {"conv",
          llvm::json::Object{{"N", s.n},
@@ -131,7 +135,8 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
                                       {"direct_inputs", t.readsInputsDirectly()},
                                       {"channel_vector",
                                        std::max<int64_t>(1, t.channelVector)},
-                                      {"load_ahead", t.loadAhead}}},
+                                      {"load_ahead", t.loadAhead},
+                                      {"dynamic_shared", t.usesDynamicShared()}}},
     };
     if (s.isHalf() && succeeded(w))
       entry["numerics"] = numericsJson(words, t, *w);

@@ -157,6 +157,13 @@ struct TranslateFlags {
                      "words, held in registers through the FMAs; register staging of "
                      "straight-line chunks only, docs/design.md \"Loads ahead\")"),
       llvm::cl::init(0), llvm::cl::cat(tilingCat)};
+  llvm::cl::opt<int64_t> dynamicShared{
+      "dynamic-shared",
+      llvm::cl::desc("Where the staged tiles live (0 = heuristic: 1; 1 = static shared "
+                     "memory, at most 48 KB; 2 = dynamic shared memory up to 227 KB, opted "
+                     "in by the runtimes, so a double-buffered chunk loop keeps whole "
+                     "chunks, docs/design.md \"Dynamic shared memory\")"),
+      llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::opt<int64_t> smAffinity{
       "sm-affinity",
       llvm::cl::desc("Where a block finds its work (0 = heuristic: 1; 1 = its grid position; "
@@ -281,6 +288,7 @@ struct TranslateFlags {
                       asyncStaging, columnOrder, directInputs};
     o.tiling.channelVector = channelVector;
     o.tiling.loadAhead = loadAhead;
+    o.tiling.dynamicShared = dynamicShared;
     o.codeBudget = codeBudget;
     o.blockCodeBudget = blockCodeBudget;
     o.shareStaging = shareStaging;

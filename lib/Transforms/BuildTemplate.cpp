@@ -1,5 +1,6 @@
 //===- BuildTemplate.cpp - lowering a template to NVVM --------------------===//
 #include "spconv/Transforms/BuildTemplate.h"
+#include "spconv/Transforms/ExternDynamicShared.h"
 #include "spconv/Transforms/LoweringInterfaces.h"
 
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
@@ -59,5 +60,9 @@ OwningOpRef<ModuleOp> spconv::buildNVVMTemplate(MLIRContext *ctx, const ConvShap
   gpm.addPass(createReconcileUnrealizedCastsPass());
   if (failed(pm.run(*scratch)))
     return nullptr;
+  // Named after the kernel: the PTX-level fold renames what carries the template's name.
+  if (tiling.usesDynamicShared())
+    declareDynamicSharedExtern(gpuModule, funcName);
   return scratch;
 }
+

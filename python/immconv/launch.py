@@ -91,7 +91,9 @@ def main(argv):
     for k in kernels:
         c = k["conv"]
         print("%s grid=%s block=%s shared=%d nnz=%d/%d conv=%dx%dx%dx%d->%dx%dx%dx%d" % (
-            k["entry"], k["grid"], k["block"], k.get("static_shared_bytes", 0),
+            # The staged tiles are static or, with dynamic shared memory, sized by the launch.
+            k["entry"], k["grid"], k["block"],
+            k.get("static_shared_bytes", 0) + k.get("dynamic_shared_bytes", 0),
             k["weights_nnz"], k["weights_total"], c["N"], c["C"], c["H"], c["W"],
             c["N"], c["K"], c["P"], c["Q"]))
     return 0

@@ -33,6 +33,8 @@ defvar SpconvTilingOptions = [
     "Input channels one shared load reads (0 = heuristic: 1; 1, 2 or 4: with 2 or 4 the staged tile interleaves the chunk's channels so a thread reads them with one ld.shared.v2/.v4; staged inputs with one output per thread only, docs/design.md \"Channel vectors\")">,
   Option<"loadAhead", "load-ahead", "int64_t", "0",
     "Global loads of the next straight-line chunk a thread issues before this chunk's FMAs (0 = none, or a tuning table entry's; 1-64 input words, held in registers through the FMAs; register staging of straight-line chunks only, docs/design.md \"Loads ahead\")">,
+  Option<"dynamicShared", "dynamic-shared", "int64_t", "0",
+    "Where the staged tiles live (0 = heuristic: 1; 1 = static shared memory, at most 48 KB; 2 = dynamic shared memory up to 227 KB, opted in by the runtimes, so a double-buffered chunk loop keeps whole chunks, docs/design.md \"Dynamic shared memory\")">,
   Option<"numSMs", "num-sms", "int64_t", "0",
     "SMs of the target GPU, over which the heuristic counts waves of blocks (0 = 132, an H100 SXM's or H200's; docs/design.md \"Target GPU\")">
 ];

@@ -218,6 +218,9 @@ private:
   llvm::StringRef params;       // between the entry's parentheses
   llvm::StringRef directives;   // .maxntid and friends, between ')' and '{'
   std::vector<llvm::StringRef> sharedDecls; // hoisted to the kernel's outer scope
+  // Module-scope `.extern .shared ... NAME[];`: the tile in dynamic shared memory
+  // (Tiling::dynamicShared), declared by every unit that addresses it.
+  std::vector<llvm::StringRef> dynamicSharedDecls;
   std::vector<llvm::StringRef> localDecls;  // .reg/.local: one set per copy
   std::vector<Line> body;
   std::vector<uint32_t> defCount; // definitions of each %r register in the body

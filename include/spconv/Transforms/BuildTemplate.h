@@ -30,6 +30,7 @@ mlir::OwningOpRef<mlir::ModuleOp> buildNVVMTemplate(mlir::MLIRContext *ctx,
                                                     const Tiling &tiling, KernelForm form,
                                                     llvm::StringRef funcName,
                                                     mlir::Location loc);
+
 } // namespace spconv
 
 #endif

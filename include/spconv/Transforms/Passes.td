@@ -122,6 +122,24 @@ def SpconvChoosePairing : Pass<"spconv-choose-pairing", "::mlir::ModuleOp"> {
   ];
 }
 
+def SpconvExternDynamicShared
+    : Pass<"spconv-extern-dynamic-shared", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Declare dynamic shared memory external after convert-gpu-to-nvvm";
+  let description = [{
+    `convert-gpu-to-nvvm` lowers `gpu.dynamic_shared_memory` to an internal zero-length
+    `llvm.mlir.global` in the shared address space. NVPTX demotes such a global into the one
+    function that uses it, as a one-byte static `.shared` variable, and a kernel with
+    `--dynamic-shared=2` (docs/design.md, "Dynamic shared memory") then addresses its tiles
+    past it. This pass makes the global external, which NVPTX declares as the launch's
+    dynamic shared memory (`.extern .shared .align 16 .b8 NAME[];`). Run it after
+    `convert-gpu-to-nvvm` in a pipeline of one's own that lowers
+    `convert-spconv-to-affine`'s kernels; spconv-translate applies the same rewrite itself.
+  }];
+  let statistics = [
+    Statistic<"numChanged", "globals-made-external", "Dynamic shared memory globals made external">
+  ];
+}
+
 def SpconvCompileKernels : Pass<"spconv-compile-kernels", "::mlir::ModuleOp"> {
   let summary = "Lower every spconv.conv2d through the cached template and fold its weights";
   let description = [{
@@ -173,6 +191,8 @@ def SpconvCompileKernels : Pass<"spconv-compile-kernels", "::mlir::ModuleOp"> {
       "Input channels one shared load reads (0 = heuristic: 1; 1, 2 or 4: with 2 or 4 the staged tile interleaves the chunk's channels so a thread reads them with one ld.shared.v2/.v4; staged inputs with one output per thread only, docs/design.md \"Channel vectors\")">,
     Option<"loadAhead", "load-ahead", "int64_t", "0",
       "Global loads of the next straight-line chunk a thread issues before this chunk's FMAs (0 = none, or a tuning table entry's; 1-64 input words, held in registers through the FMAs; register staging of straight-line chunks only, docs/design.md \"Loads ahead\")">,
+    Option<"dynamicShared", "dynamic-shared", "int64_t", "0",
+      "Where the staged tiles live (0 = heuristic: 1; 1 = static shared memory, at most 48 KB; 2 = dynamic shared memory up to 227 KB, opted in by the runtimes, so a double-buffered chunk loop keeps whole chunks, docs/design.md \"Dynamic shared memory\")">,
     Option<"numSMs", "num-sms", "int64_t", "0",
       "SMs of the target GPU, over which the heuristic counts waves of blocks (0 = 132, an H100 SXM's or H200's; docs/design.md \"Target GPU\")">
   ];

@@ -179,7 +179,12 @@ std::string Tiling::str() const {
          (columnOrder == 2 && outputsPerThread > 1 ? "adj" : "") +
          (directInputs == 2 ? "dir" : "") +
          (channelVector > 1 ? "cv" + std::to_string(channelVector) : std::string()) +
-         (loadAhead > 0 ? "la" + std::to_string(loadAhead) : std::string());
+         (loadAhead > 0 ? "la" + std::to_string(loadAhead) : std::string()) +
+         (dynamicShared == 2 ? "dyn" : "");
+}
+
+int64_t Tiling::sharedLimitBytes() const {
+  return usesDynamicShared() ? kMaxDynamicSharedBytes : kMaxSharedBytes;
 }
 
 static constexpr int64_t kMaxLoadsPerRegion = 256;
@@ -253,11 +258,11 @@ static int64_t gridBlocks(const ConvShape &sh, const Tiling &t) {
 }
 
 /// The chunk each of `groups` split groups stages: the tiling's, shrunk until every group's
-/// tile gets its share of kMaxSharedBytes.
+/// tile gets its share of the block's shared memory (Tiling::sharedLimitBytes).
 static int64_t splitChunk(const ConvShape &sh, const Tiling &t, int64_t groups) {
   KernelGeometry g(sh, t);
   int64_t perChannel = g.inTileH * g.inTileW * 4;
-  return std::min(t.chunkC, std::max<int64_t>(1, kMaxSharedBytes / groups / perChannel));
+  return std::min(t.chunkC, std::max<int64_t>(1, t.sharedLimitBytes() / groups / perChannel));
 }
 
 std::string spconv::splitInfeasibility(const ConvShape &sh, const Tiling &t, int64_t groups) {
@@ -281,11 +286,11 @@ std::string spconv::splitInfeasibility(const ConvShape &sh, const Tiling &t, int
            std::to_string(gs.numChunks) + " chunk(s) of " + std::to_string(split.chunkC) +
            " (each group's tile of " + std::to_string(g.inTileH) + " x " +
            std::to_string(g.inTileW) + " positions gets 1/" + std::to_string(groups) +
-           " of the " + std::to_string(kMaxSharedBytes) +
+           " of the " + std::to_string(t.sharedLimitBytes()) +
            " bytes of shared memory), fewer than the groups";
-  if (gs.blockSharedFloats * 4 > kMaxSharedBytes)
+  if (gs.blockSharedFloats * 4 > t.sharedLimitBytes())
     return "the groups' tiles take " + std::to_string(gs.blockSharedFloats * 4) +
-           " bytes, past the " + std::to_string(kMaxSharedBytes) +
+           " bytes, past the " + std::to_string(t.sharedLimitBytes()) +
            " bytes of shared memory a block may have";
   return "";
 }
@@ -295,8 +300,9 @@ std::string spconv::splitInfeasibility(const ConvShape &sh, const Tiling &t, int
 /// warps, and every warp waits on its staging loads chunk after chunk with nothing else to
 /// run (docs/tuning-log.md, "Shared staging"). A group needs whole warps (its barrier counts
 /// threads in warps) and at least one chunk; a block stays within 512 threads so that 128
-/// registers per thread still fit; each group's tile gets kMaxSharedBytes / groups, so the
-/// heuristic's chunk shrinks to fit. An explicit split is kept when it can work, else 1.
+/// registers per thread still fit; each group's tile gets its share of the block's shared
+/// memory, so the heuristic's chunk shrinks to fit. An explicit split is kept when it can
+/// work, else 1.
 void spconv::chooseSplit(const ConvShape &sh, Tiling &t, const TargetGPU &gpu) {
   const int64_t kSplitBlocks = gpu.twoWaves();
   bool requested = t.splitC > 0;
@@ -458,6 +464,8 @@ std::string spconv::invalidTilingRequest(const Tiling &requested) {
   if (requested.loadAhead < 0 || requested.loadAhead > kMaxLoadAhead)
     return "load-ahead must be 0 to " + std::to_string(kMaxLoadAhead) + ", got " +
            std::to_string(requested.loadAhead);
+  if (requested.dynamicShared < 0 || requested.dynamicShared > 2)
+    return "dynamic-shared must be 0, 1 or 2, got " + std::to_string(requested.dynamicShared);
   return "";
 }
 
@@ -490,9 +498,12 @@ std::vector<std::string> spconv::unhonouredTilingRequests(const ConvShape &sh,
                   std::to_string(g.splitC * g.imagesPerBlock * g.stagingBuffers) +
                   " tile(s) of " + std::to_string(g.inTileH) + " x " +
                   std::to_string(g.inTileW) + " positions (4 bytes a channel), which must " +
-                  "fit the " + std::to_string(kMaxSharedBytes) +
+                  "fit the " + std::to_string(chosen.sharedLimitBytes()) +
                   " bytes of shared memory a block may have; fewer threads, rows or images "
-                  "a block leave room for more channels");
+                  "a block leave room for more channels" +
+                  (chosen.usesDynamicShared() ? ""
+                                              : ", and --dynamic-shared=2 for up to " +
+                                                    std::to_string(kMaxDynamicSharedBytes)));
   if (requested.splitC > 1 && chosen.splitC != requested.splitC) {
     Tiling unsplit = chosen;
     unsplit.splitC = 1;
@@ -551,11 +562,11 @@ bool spconv::occupancyForCodeHeavyBlocks(const ConvShape &sh, int64_t blockInstr
 
 std::string spconv::noRoomForWorkSlot(const ConvShape &sh, const Tiling &t) {
   int64_t tile = KernelGeometry(sh, t).blockSharedFloats * 4;
-  if (tile + kWorkSlotBytes <= kMaxSharedBytes)
+  if (tile + kWorkSlotBytes <= t.sharedLimitBytes())
     return "";
   return "sm-affinity=2 needs " + std::to_string(kWorkSlotBytes) +
          " bytes of static shared memory beside this tiling's " + std::to_string(tile) +
-         "-byte tile, and a block may have " + std::to_string(kMaxSharedBytes) +
+         "-byte tile, and a block may have " + std::to_string(t.sharedLimitBytes()) +
          "; ask for a smaller --chunk-c";
 }
 
@@ -608,6 +619,9 @@ WorkOrder spconv::chooseWorkOrder(const ConvShape &sh, const Tiling &t,
 
 Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t, const TargetGPU &gpu) {
   const Tiling requested = t;
+  // Static shared memory unless dynamic is asked for: every limit below depends on it.
+  if (t.dynamicShared != 2)
+    t.dynamicShared = 1;
   // Packed images and split chunks exclude each other; an explicit packing wins over the
   // heuristic's split.
   if (requested.imagesPerBlock > 1 && requested.splitC <= 0)
@@ -728,8 +742,9 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t, const TargetGPU &gpu)
   // tile gets its share of it.
   KernelGeometry g(sh, t);
   int64_t tiles = g.splitC * g.imagesPerBlock;
-  if (g.sharedFloats * 4 * tiles > kMaxSharedBytes)
-    t.chunkC = std::max<int64_t>(1, kMaxSharedBytes / tiles / (g.inTileH * g.inTileW * 4));
+  if (g.sharedFloats * 4 * tiles > t.sharedLimitBytes())
+    t.chunkC =
+        std::max<int64_t>(1, t.sharedLimitBytes() / tiles / (g.inTileH * g.inTileW * 4));
   // A loop over the chunks keeps one copy of the staging code per group instead of one per
   // chunk (smaller code: less to fetch, less for ptxas), but it exposes the staging loads'
   // latency that ptxas overlaps with the FMAs around them in straight-line code. Where four
@@ -776,7 +791,7 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t, const TargetGPU &gpu)
                          ? 2
                          : 1;
   // A double-buffered chunk loop holds two sets of tiles: the chunk shrinks until they fit.
-  while (t.chunkC > 1 && KernelGeometry(sh, t).blockSharedFloats * 4 > kMaxSharedBytes)
+  while (t.chunkC > 1 && KernelGeometry(sh, t).blockSharedFloats * 4 > t.sharedLimitBytes())
     --t.chunkC;
   // Loads ahead only where a chunk's staging loads are register loads in straight-line code
   // that a later chunk follows, and every thread of a group has a first tile position (its

@@ -28,6 +28,8 @@ DictionaryAttr spconv::makeLaunchAttr(MLIRContext *ctx, const ConvShape &shape,
       b.getNamedAttr("channel_vector",
                      b.getI64IntegerAttr(std::max<int64_t>(1, tiling.channelVector))),
       b.getNamedAttr("load_ahead", b.getI64IntegerAttr(tiling.loadAhead)),
+      b.getNamedAttr("dynamic_shared",
+                     b.getI64IntegerAttr(tiling.usesDynamicShared() ? 2 : 1)),
   });
   SmallVector<NamedAttribute> entries{
       b.getNamedAttr("grid", b.getDenseI64ArrayAttr({g.grid[0], g.grid[1], g.grid[2]})),
@@ -66,6 +68,7 @@ Tiling spconv::tilingFromLaunchAttr(DictionaryAttr launch) {
   t.directInputs = get("direct_inputs");
   t.channelVector = get("channel_vector");
   t.loadAhead = get("load_ahead");
+  t.dynamicShared = get("dynamic_shared");
   return t;
 }
 

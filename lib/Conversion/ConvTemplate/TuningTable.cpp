@@ -78,7 +78,7 @@ Tiling spconv::fillFromTuned(Tiling requested, const Tiling &tuned) {
        {&Tiling::blockK, &Tiling::outputsPerThread, &Tiling::tileP, &Tiling::threadsQ,
         &Tiling::chunkC, &Tiling::splitC, &Tiling::chunkLoop, &Tiling::imagesPerBlock,
         &Tiling::blockOrder, &Tiling::asyncStaging, &Tiling::columnOrder, &Tiling::directInputs,
-        &Tiling::channelVector, &Tiling::loadAhead})
+        &Tiling::channelVector, &Tiling::loadAhead, &Tiling::dynamicShared})
     if (requested.*field == 0)
       requested.*field = tuned.*field;
   return requested;
@@ -170,6 +170,10 @@ static bool tunedFromJSON(const llvm::json::Value &v, TunedTiling &t, llvm::json
     p.field("load_ahead").report("expected 0 to 64 (kMaxLoadAhead)");
     return false;
   }
+  // So did dynamic shared memory: an entry without it staged into static shared memory.
+  tl.dynamicShared = 1;
+  if (obj->get("dynamic_shared") && !mapSwitch(o, "dynamic_shared", tl.dynamicShared))
+    return false;
   // The sidecar says 0 where ptxas had no cap; ArtifactOptions says -1.
   t.minBlocksPerSM = minBlocks == 0 ? -1 : minBlocks;
   t.smAffinity = smAffine;

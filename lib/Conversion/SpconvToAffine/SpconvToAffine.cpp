@@ -297,13 +297,19 @@ gpu::GPUFuncOp spconv::emitAffineGPUKernel(const ConvShape &shape, const Tiling 
   if (shape.residual)
     params.push_back(outType);
   params.push_back(outType);
+  // Dynamic shared memory (Tiling::dynamicShared) is no attribution: the tile is a view of
+  // it, made at the top of the body.
+  bool dynamicShared = tiling.usesDynamicShared();
   auto func = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(params, {}),
-                                     TypeRange{tileType}, TypeRange{});
+                                     dynamicShared ? TypeRange{} : TypeRange{tileType},
+                                     TypeRange{});
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   // The tile is read with 8- and 16-byte shared loads (adjacent columns, channel vectors):
-  // align it so wherever it is placed (docs/design.md, "Channel vectors").
-  func.setWorkgroupAttributionAttr(0, LLVM::LLVMDialect::getAlignAttrName(),
-                                   b.getI64IntegerAttr(16));
+  // align it so wherever it is placed (docs/design.md, "Channel vectors"). Dynamic shared
+  // memory is 16-byte aligned as convert-gpu-to-nvvm declares it.
+  if (!dynamicShared)
+    func.setWorkgroupAttributionAttr(0, LLVM::LLVMDialect::getAlignAttrName(),
+                                     b.getI64IntegerAttr(16));
   func->setAttr(form == KernelForm::OneChannelBlock ? kBlockTemplateAttr : kTemplateAttr,
                 b.getUnitAttr());
   func.setKnownBlockSizeAttr(
@@ -316,7 +322,16 @@ gpu::GPUFuncOp spconv::emitAffineGPUKernel(const ConvShape &shape, const Tiling 
   Value input = entry.getArgument(0), output = entry.getArgument(params.size() - 1);
   if (shape.residual)
     emitter.setResidual(entry.getArgument(1));
-  Value tile = func.getWorkgroupAttributions().front();
+  Value tile;
+  if (dynamicShared) {
+    auto bytes = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                                 MemRefLayoutAttrInterface{}, tileType.getMemorySpace());
+    Value base = gpu::DynamicSharedMemoryOp::create(b, loc, bytes);
+    Value start = arith::ConstantIndexOp::create(b, loc, 0);
+    tile = memref::ViewOp::create(b, loc, tileType, base, start, ValueRange{});
+  } else {
+    tile = func.getWorkgroupAttributions().front();
+  }
   Value blockTid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value tileIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   // Tiling::blockOrder: the grid is (tiles, channel blocks, image groups) or (tiles, image
@@ -401,6 +416,7 @@ struct ConvertSpconvToAffinePass
                      asyncStaging, columnOrder, directInputs};
     requested.channelVector = channelVector;
     requested.loadAhead = loadAhead;
+    requested.dynamicShared = dynamicShared;
     if (std::string why = invalidTilingRequest(requested, numSMs); !why.empty()) {
       // The options are wrong, not the module: at its location, without printing it.
       mlir::emitError(getOperation().getLoc(), why);

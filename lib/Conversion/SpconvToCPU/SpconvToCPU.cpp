@@ -210,6 +210,7 @@ struct ConvertSpconvToCPUPass
                      asyncStaging, columnOrder, directInputs};
     requested.channelVector = channelVector;
     requested.loadAhead = loadAhead;
+    requested.dynamicShared = dynamicShared;
     if (std::string why = invalidTilingRequest(requested, numSMs); !why.empty()) {
       // The options are wrong, not the module: at its location, without printing it.
       mlir::emitError(getOperation().getLoc(), why);

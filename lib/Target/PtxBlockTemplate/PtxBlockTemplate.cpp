@@ -123,6 +123,12 @@ llvm::Expected<PtxBlockTemplate> PtxBlockTemplate::parse(std::string ptx, String
       headerLast = i + 1;
       continue;
     }
+    // Dynamic shared memory (Tiling::dynamicShared): the tile's external declaration, named
+    // after the entry (declareDynamicSharedExtern).
+    if (s.starts_with(".extern .shared ") && s.contains(entry) && s.ends_with("[];")) {
+      t.dynamicSharedDecls.push_back(lines[i]);
+      continue;
+    }
     if ((s.starts_with(".visible .entry ") || s.starts_with(".entry ")) &&
         s.contains((" " + entry + "(").str()))
       break;

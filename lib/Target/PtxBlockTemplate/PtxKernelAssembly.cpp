@@ -259,6 +259,12 @@ std::vector<PtxUnit> PtxBlockTemplate::packUnits(
   if (minBlocksPerSM > 0 && !directives.contains(".minnctapersm"))
     entryDirectives += ".minnctapersm " + std::to_string(minBlocksPerSM) + "\n";
 
+  // Dynamic shared memory is declared, never defined, at module scope: by the one unit, or
+  // by every piece and the entry (the launch sizes it).
+  std::string dynamicShared;
+  for (StringRef d : dynamicSharedDecls)
+    dynamicShared += renamed(d.trim(), entry, name) + "\n";
+
   std::vector<PtxUnit> units;
   int64_t numBlocks = sizes.size();
   if (total <= budget || numBlocks == 1) {
@@ -267,6 +273,7 @@ std::vector<PtxUnit> PtxBlockTemplate::packUnits(
     unit.symbol = name.str();
     unit.isEntry = true;
     unit.instructions = total;
+    unit.globals = dynamicShared;
     llvm::raw_string_ostream os(unit.code);
     os << ".visible .entry " << name << "(\n" << paramsText << ")\n" << entryDirectives;
     os << "{\n";
@@ -275,7 +282,7 @@ std::vector<PtxUnit> PtxBlockTemplate::packUnits(
       os << (smAffine ? alignedForVectors(decl) : decl) << "\n";
     }
     if (smAffine) {
-      unit.globals = workQueueDefinition(name, numBlocks);
+      unit.globals += workQueueDefinition(name, numBlocks);
       os << workSlotDeclaration(name, "");
       emitWorkClaim(os, name, numBlocks, channelBlockDim());
     }
@@ -287,7 +294,7 @@ std::vector<PtxUnit> PtxBlockTemplate::packUnits(
 
   // The shared tile moves to module scope, defined by the entry's unit and declared by the
   // pieces, so that the linked kernel has one tile whichever piece runs.
-  std::string sharedDefs, sharedExterns;
+  std::string sharedDefs = dynamicShared, sharedExterns = dynamicShared;
   for (StringRef d : sharedDecls) {
     std::string decl = renamed(d.trim(), entry, name);
     if (smAffine)

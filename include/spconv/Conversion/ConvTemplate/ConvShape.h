@@ -169,6 +169,13 @@ struct Tiling {
   // staging"). Register staging of straight-line chunks only (not cp.async, chunk loops or
   // direct inputs); elsewhere 0.
   int64_t loadAhead = 0;
+  // Where the staged tiles live (docs/design.md, "Dynamic shared memory"): 1 = a static
+  // .shared array, at most kMaxSharedBytes (48 KB, the static limit); 2 = dynamic shared
+  // memory, which the launch sizes and the runtimes opt in to past 48 KB, up to
+  // kMaxDynamicSharedBytes (227 KB on sm_90). A double-buffered chunk loop then keeps a
+  // whole chunk in each buffer instead of halving it to fit 48 KB twice. 0 = 1; only asked
+  // for (the tuning table's entries).
+  int64_t dynamicShared = 0;
 
   /// Threads of one group: a tile of tileP x threadsQ.
   int64_t threads() const { return tileP * threadsQ; }
@@ -182,6 +189,10 @@ struct Tiling {
   bool channelBlockMajor() const { return blockOrder == 2; }
   /// Input channels one shared load reads (channelVector, 1 where unset).
   int64_t channelsPerLoad() const { return channelVector > 1 ? channelVector : 1; }
+  bool usesDynamicShared() const { return dynamicShared == 2; }
+  /// The most shared memory a block of this tiling may use: kMaxDynamicSharedBytes with
+  /// dynamic shared memory, else kMaxSharedBytes.
+  int64_t sharedLimitBytes() const;
   std::string str() const;
 };
 
@@ -370,6 +381,11 @@ void chooseSplit(const ConvShape &shape, Tiling &tiling, const TargetGPU &gpu);
 constexpr int64_t kStageBatch = 8;
 /// Shared memory a block may use for its staged tile (the static .shared limit).
 constexpr int64_t kMaxSharedBytes = 48 * 1024;
+/// Shared memory a block may use with dynamic shared memory (Tiling::dynamicShared): the
+/// opt-in maximum of sm_90 (227 KB; sm_80 allows 163 KB, and there the launch fails with
+/// the driver's error past it). Static shared memory (an SM-affine kernel's work slot) counts
+/// against it too.
+constexpr int64_t kMaxDynamicSharedBytes = 227 * 1024;
 /// The most input words a thread may load ahead (Tiling::loadAhead): each is a register
 /// held through a chunk's FMAs.
 constexpr int64_t kMaxLoadAhead = 64;
