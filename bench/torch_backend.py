@@ -52,6 +52,11 @@ import torch  # noqa: E402
 import e2e_torch  # noqa: E402
 
 
+def utc_now():
+    """The wall clock in UTC, ISO 8601 to the millisecond (what timed_utc records)."""
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
+
+
 def policy_options(policy):
     if policy == "all":
         return {"sparsity_threshold": 0.0, "min_speedup": None}
@@ -282,7 +287,12 @@ def phase_run(args):
         rec["backend_stats"] = immconv_backend.stats()
     times = {}
     for name, fn in variants.items():
+        # When each variant's timing ran, in UTC to the millisecond: a clock trace taken
+        # beside the run (nvidia-smi) is joined to it by bench/clock_phases.py, so that a
+        # time can say what clock and power state it ran at.
+        start = utc_now()
         times[name] = time_cuda_graph(fn, args.warmup, args.repeats)
+        rec["variants"][name]["timed_utc"] = [start, utc_now()]
         print("%s: %.4f ms" % (name, times[name]), flush=True)
     for name in variants:
         rec["variants"][name]["time_ms_graph"] = times[name]

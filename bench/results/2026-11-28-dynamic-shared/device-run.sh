@@ -8,6 +8,7 @@
 # STEP paper10 DIR: paper10 (bench/compile_suite.sh's cases) by bench/run_device.sh, then
 #   PyTorch FP16 channels-last (bench/torch_baseline.py) and the per-layer table
 #   (bench/results/2026-11-26-half-tuned3/summarize.py).
+# STEP clocks -: VGG-16 end to end with a clock trace joined to its timed phases.
 # STEP sanitize DIR: compute-sanitizer (memcheck, racecheck, synccheck, initcheck;
 #   bench/sanitize.sh run) on every case of DIR.
 # Each step's files under $OUT/STEP.tgz, its return code in $OUT/steps.txt.
@@ -32,6 +33,22 @@ case $step in
       --out $R/p10/torch-fp16.json > $R/torch16.log 2>&1
     python3 bench/results/2026-11-26-half-tuned3/summarize.py $R/p10 > $R/p10/summary.md 2>&1
     echo "paper10 $cases done" >> $LOG; tail -2 $R/p10.log; cat $R/p10/summary.md ;;
+  clocks)  # DIR unused. VGG-16 FP16 b64, default policy, the carried cache .cache/carry-ip-vgg16
+    # (compiled with the table of 281b08d, which its plan needs to hit the cache), timed with
+    # 50 replays while nvidia-smi samples the clocks every 50 ms; bench/clock_phases.py then
+    # says what each variant's timing window ran at (the phase markers of torch_backend.py).
+    c=$(cache ip-vgg16)
+    export SPCONV_TUNING_TABLE=$PWD/bench/results/2026-11-28-speed-of-light/table-281b08d.json
+    F=clocks_throttle_reasons.active  # renamed clocks_event_reasons in newer drivers
+    nvidia-smi --query-gpu=$F --format=csv,noheader > /dev/null 2>&1 || F=clocks_event_reasons.active
+    nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,$F \
+      --format=csv,noheader -lms 50 > $R/clocks.csv 2>&1 & smi=$!
+    timeout 200 python3 bench/torch_backend.py --phase run --sparsity 0.9 --input-scale 0.1 \
+      --batch 64 --dtype f16 --layout image_pairs --net vgg16 --policy default --cache "$c" \
+      --out $R/vgg16.json > $R/vgg16.log 2>&1
+    echo "clocks rc=$?" >> $LOG; kill $smi; sleep 1
+    python3 bench/clock_phases.py $R/clocks.csv $R/vgg16.json --out $R/phases.json | tee -a $LOG
+    tail -4 $R/vgg16.log ;;
   sanitize)
     for f in "$cases"/*/*.xz; do [ -f "$f" ] && xz -d -f "$f"; done
     for d in "$cases"/*/; do n=$(basename $d); echo "$n $n -"; done > "$cases"/cases.txt
