@@ -39,7 +39,12 @@
 # past 48 KB where the runtime must opt in): a double-buffered cp.async loop over split groups,
 # straight-line register staging with loads ahead, SM-affine pieces (static work slot beside
 # the dynamic tile), the LLVM-level fold, f16 image pairs over packed images past the batch,
-# and a bf16 kernel under 48 KB. Residual epilogues (res-*, *-res-*: --residual, the
+# and a bf16 kernel under 48 KB. Adjacent pairs under wider filters (adjw-*: --pairing
+# adjacent on 3x3 and 5x5 filters, the odd taps joined from two words): padding, a valid
+# 5x5, dilation, a row stride, split groups, a chunk loop, the occupancy rule's tiling in
+# pieces, two outputs a thread, groups under SM affinity in pieces, dynamic shared memory
+# with a residual, the LLVM-level fold.
+# Residual epilogues (res-*, *-res-*: --residual, the
 # kernel adds a third tensor before its activation; spconv-bench passes a random one and adds
 # it to the reference): FP32 and each half pairing, adjacent pairs and image pairs, with
 # splits, channel blocks past K under SM affinity, pieces, cp.async loops over packed images
@@ -233,6 +238,18 @@ shapes=(
   "dyn-f32-llvm|--shape 2,64,20,20,16,3,3 --pad 1,1,1,1|--async-staging=2 --chunk-loop=2 --chunk-c=16 --fold-at=llvm --dynamic-shared=2"
   "dyn-f16-imgpairs-loop-images-partial|--shape 10,96,14,14,24,3,3 --pad 1,1,1,1 --bias --dtype f16 --layout image_pairs|--images-per-block=2 --block-k=8 --chunk-c=24 --chunk-loop=2 --async-staging=2 --channel-vector=4 --dynamic-shared=2"
   "dyn-bf16-rows-small|--shape 1,20,9,10,16,3,3 --pad 1,1,1,1 --dtype bf16 --pairing rows|--chunk-c=7 --dynamic-shared=2"
+  "adjw-f16-3x3|--shape 1,24,14,16,20,3,3 --pad 1,1,1,1 --bias --relu --dtype f16 --pairing adjacent"
+  "adjw-bf16-3x3-images|--shape 3,16,9,12,12,3,3 --pad 1,1,1,1 --dtype bf16 --pairing adjacent|--block-k=8"
+  "adjw-f16-valid-5x5|--shape 2,12,14,18,16,5,5 --dtype f16 --pairing adjacent"
+  "adjw-f16-pad2-dil2|--shape 1,16,12,12,16,3,3 --pad 2,2,2,2 --dilation 2,2 --dtype f16 --pairing adjacent"
+  "adjw-f16-s2rows|--shape 2,16,15,14,16,3,3 --stride 2,1 --pad 1,1,1,1 --dtype f16 --pairing adjacent"
+  "adjw-f16-split|--shape 1,64,14,14,24,3,3 --pad 1,1,1,1 --dtype f16 --pairing adjacent|--split-c=2 --chunk-c=16 --block-k=8"
+  "adjw-f16-loop|--shape 2,96,10,10,16,3,3 --pad 1,1,1,1 --dtype f16 --pairing adjacent|--chunk-loop=2 --chunk-c=16"
+  "adjw-f16-occupancy-pieces|--shape 1,128,28,28,128,3,3 --pad 1,1,1,1 --dtype f16 --pairing adjacent|--block-k=32 --min-blocks-per-sm=8 --code-budget=6000"
+  "adjw-f16-opt2|--shape 2,16,14,16,16,3,3 --pad 1,1,1,1 --dtype f16 --pairing adjacent|--outputs-per-thread=2 --threads-q=4 --tile-p=8"
+  "adjw-f16-groups-affine-pieces|--shape 3,24,10,12,20,3,3 --pad 1,1,1,1 --groups 4 --dtype f16 --pairing adjacent|--block-k=5 --sm-affinity=2 --code-budget=400"
+  "adjw-f16-dyn-res|--shape 2,48,12,12,16,3,3 --pad 1,1,1,1 --relu --dtype f16 --pairing adjacent --residual|--dynamic-shared=2 --chunk-c=48"
+  "adjw-bf16-llvm|--shape 1,24,14,16,20,3,3 --pad 1,1,1,1 --dtype bf16 --pairing adjacent|--fold-at=llvm"
   "res-f32|--shape 2,24,10,12,20,3,3 --pad 1,1,1,1 --bias --relu --residual"
   "res-f32-pieces-affine|--shape 3,24,10,12,20,3,3 --pad 1,1,1,1 --bias --relu --residual|--block-k=4 --sm-affinity=2 --code-budget=400 --share-staging=false"
   "f16-res-images|--shape 3,24,10,10,16,3,3 --pad 1,1,1,1 --bias --relu --dtype f16 --residual"

@@ -77,7 +77,8 @@ struct SpconvChoosePairingPass
         op.emitWarning("tuning table entry ")
             << (choice->entry->source.empty() ? "" : choice->entry->source + " ")
             << "chooses pairing 'adjacent', which this conv cannot take (a 1x1 filter at "
-               "stride 1 without padding over an even width); the compiler chooses instead";
+               "stride 1 without padding, or a wider filter at column stride 1, over even "
+               "widths); the compiler chooses instead";
         return;
       }
       // OutputPairing mirrors Pairing's values (SpconvDialect.td).

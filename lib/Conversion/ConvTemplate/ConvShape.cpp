@@ -81,8 +81,11 @@ ConvShape ConvShape::logical() const {
     s.p = pairedExtent;
   else if (pairing == Pairing::columns)
     s.q = pairedExtent;
-  else if (pairing == Pairing::adjacent)
-    s.q = s.w = pairedExtent;
+  else if (pairing == Pairing::adjacent) {
+    // (canPairAdjacent: the input's width is even.)
+    s.q = pairedExtent;
+    s.w *= 2;
+  }
   s.pairing = Pairing::none;
   s.pairedExtent = 0;
   return s;
@@ -92,16 +95,31 @@ Pairing spconv::choosePairing(const ConvShape &logical) {
   // Adjacent pairs move whole words: on ResNet-50's stride-1 1x1 convs at batch 64 1.23-1.82x
   // faster than two images, and googlenet-1x1 1.33x at batch 1 (docs/tuning-log.md,
   // "Adjacent pairs").
-  if (canPairAdjacent(logical))
+  if (prefersAdjacent(logical))
     return Pairing::adjacent;
   if (logical.n >= 2)
     return Pairing::images;
   return logical.q >= 2 ? Pairing::columns : Pairing::rows;
 }
 
-bool spconv::canPairAdjacent(const ConvShape &l) {
+bool spconv::prefersAdjacent(const ConvShape &l) {
   return l.r == 1 && l.s == 1 && l.sh == 1 && l.sw == 1 && !l.pt && !l.pl && !l.pb && !l.pr &&
          l.q == l.w && l.q % 2 == 0;
+}
+
+bool spconv::canPairAdjacent(const ConvShape &l) {
+  if (l.s == 1)
+    return prefersAdjacent(l);
+  // Rows of whole words in and out; the window's odd taps straddle two words.
+  return l.sw == 1 && l.w % 2 == 0 && l.q % 2 == 0;
+}
+
+ConvShape::WordWindow ConvShape::adjacentWindow() const {
+  // Tap s reads elements 2i + e, 2i + e + 1 with e = s * dw - pl: from word i + floor(e / 2)
+  // to word i + floor((e + 1) / 2).
+  int64_t first = llvm::divideFloorSigned(-pl, 2);
+  int64_t last = llvm::divideFloorSigned((s - 1) * dw - pl + 1, 2);
+  return {first, last - first + 1};
 }
 
 const char *spconv::precisionName(Precision p) {
@@ -206,6 +224,15 @@ KernelGeometry::KernelGeometry(const ConvShape &sh, const Tiling &t) {
   tileStrideW = denseW ? 1 : sh.sw;
   rowLoads = t.adjacentColumns() ? (t.outputsPerThread - 1) * tileStrideW + (sh.s - 1) * sh.dw + 1
                                  : sh.s * t.outputsPerThread;
+  overhangW = sh.pl;
+  if (sh.pairsAdjacentWindow()) {
+    // Words at stride 1: an output word's window of whole words, one per thread column
+    // further (chooseTiling keeps several outputs a thread adjacent here).
+    ConvShape::WordWindow win = sh.adjacentWindow();
+    inTileW = t.tileQ() + win.words - 1;
+    overhangW = -win.first;
+    rowLoads = t.outputsPerThread - 1 + win.words;
+  }
   tilesP = ceilDiv(sh.p, t.tileP);
   tilesQ = ceilDiv(sh.q, t.tileQ());
   kBlocks = ceilDiv(sh.k, t.blockK);
@@ -491,6 +518,15 @@ std::vector<std::string> spconv::unhonouredTilingRequests(const ConvShape &sh,
                   "gathered from NCHW tensors (two 16-bit loads and a pack), which cp.async "
                   "cannot copy, so it stages through registers; the image-pair layout and "
                   "adjacent pairs copy whole words");
+  if (requested.asyncStaging == 2 && sh.pairsAdjacentWindow())
+    why.push_back("async-staging=2 does not apply to this conv: adjacent pairs under a filter "
+                  "wider than one column stage through registers (docs/tuning-log.md, "
+                  "\"Adjacent windows\": cp.async was not faster there, and one of its "
+                  "tilings computed wrong outputs)");
+  if (requested.columnOrder == 1 && chosen.adjacentColumns() && sh.pairsAdjacentWindow())
+    why.push_back("column-order=1 does not apply to this conv: its adjacent pairs read each "
+                  "input row's window of words once for all of a thread's outputs, which "
+                  "must then be adjacent (column-order=2)");
   KernelGeometry g(sh, chosen);
   if (requested.chunkC > 0 && chosen.chunkC < std::min(requested.chunkC, g.windowC))
     why.push_back("chunk-c=" + std::to_string(requested.chunkC) + " is lowered to " +
@@ -520,6 +556,9 @@ std::vector<std::string> spconv::unhonouredTilingRequests(const ConvShape &sh,
                   " does not apply to this conv: " +
                   (chosen.readsInputsDirectly()
                        ? "its threads read their inputs from global memory (direct inputs)"
+                   : sh.pairsAdjacentWindow()
+                       ? "its adjacent pairs read each input row's window of words, joining "
+                         "odd taps"
                        : "a thread computes several outputs, with a load per output") +
                   ", so it loads one channel at a time");
   if (requested.loadAhead > 0 && chosen.loadAhead == 0)
@@ -736,7 +775,10 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t, const TargetGPU &gpu)
   }
   // Channel vectors: one channel a load unless asked (docs/design.md, "Channel vectors"),
   // and only where a thread reads one staged input per (c, r, s).
-  if (t.channelVector <= 0 || t.readsInputsDirectly() || t.outputsPerThread != 1)
+  // (Not under adjacent windows either: a tap's input there is a word of its row's window,
+  // or two joined, not one load of V channels.)
+  if (t.channelVector <= 0 || t.readsInputsDirectly() || t.outputsPerThread != 1 ||
+      sh.pairsAdjacentWindow())
     t.channelVector = 1;
   // An explicit chunk-c may not exceed the hard limit either: each group's (and image's)
   // tile gets its share of it.
@@ -766,8 +808,10 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t, const TargetGPU &gpu)
   chooseOccupancy(sh, requested, t);
   if (t.blockOrder != 2)
     t.blockOrder = 1;
+  // Adjacent pairs under a wider filter read one window of words per thread and row
+  // (ConvTemplateEmitter::emitChunkNest): several outputs a thread are adjacent there.
   if (t.columnOrder != 2)
-    t.columnOrder = 1;
+    t.columnOrder = sh.pairsAdjacentWindow() && t.outputsPerThread > 1 ? 2 : 1;
   // cp.async staging, double-buffered in the chunk loop, where a block fills its SM: a chunk
   // loop over packed images (blocks of up to 512 threads, one or two per SM) has little else
   // to run while its staging loads are in flight; the copies of the next chunk run under this
@@ -784,6 +828,12 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t, const TargetGPU &gpu)
   // scoreboard stalls 1.2-4.0 -> 0.6-1.0 per issue (docs/tuning-log.md, "cp.async by default
   // in half precision").
   if (sh.isHalf() && !sh.pairsWholeWords())
+    t.asyncStaging = 1;
+  // Adjacent pairs under a wider filter stage through registers: cp.async was never faster
+  // there (vgg-conv3 at batch 1 0.96-1.03x), and one tiling of it (block-k 32 at 8 blocks an
+  // SM, in spilling pieces) computed wrong outputs on an H200 for a reason not found, where
+  // the same tiling through registers was right (docs/tuning-log.md, "Adjacent windows").
+  if (sh.pairsAdjacentWindow())
     t.asyncStaging = 1;
   if (t.asyncStaging != 1 && t.asyncStaging != 2)
     t.asyncStaging = t.chunkLoop == 2 && KernelGeometry(sh, t).imagesPerBlock > 1 &&

@@ -300,7 +300,8 @@ void ConvTemplateEmitter::emitStage(OpBuilder &b, Location loc, Value tid, const
   Value y0 = arith::SubIOp::create(
       b, loc, arith::MulIOp::create(b, loc, bc.p0, cst(b, loc, shape.sh)), cst(b, loc, shape.pt));
   Value x0 = arith::SubIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, bc.q0, cst(b, loc, shape.sw)), cst(b, loc, shape.pl));
+      b, loc, arith::MulIOp::create(b, loc, bc.q0, cst(b, loc, shape.sw)),
+      cst(b, loc, geom.overhangW));
   Value zero = cst(b, loc, 0);
   auto scaled = [&](Value v, int64_t step) -> Value {
     return step == 1 ? v : arith::MulIOp::create(b, loc, v, cst(b, loc, step)).getResult();
@@ -572,10 +573,18 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
     std::fill(accs.begin(), accs.end(), laneConstant(b, loc, 0.0f));
   }
   Value accBuf = memref::AllocaOp::create(b, loc, accType);
+  // Adjacent pairs under a wider filter (ConvShape::pairsAdjacentWindow) read the window of
+  // each row through it too, with one output a thread as well.
+  bool wordWindow = shape.pairsAdjacentWindow();
   Value inBuf;
-  if (opt > 1)
+  if (opt > 1 || wordWindow)
     inBuf = memref::AllocaOp::create(
-        b, loc, MemRefType::get({tiling.adjacentColumns() ? geom.rowLoads : opt}, lane));
+        b, loc,
+        MemRefType::get({tiling.adjacentColumns() || wordWindow ? geom.rowLoads : opt}, lane));
+  // The tap's input of each output (wordWindow with several outputs a thread).
+  Value tapBuf;
+  if (wordWindow && opt > 1)
+    tapBuf = memref::AllocaOp::create(b, loc, MemRefType::get({opt}, lane));
   auto constMap = [&](int64_t i, int64_t j) {
     return AffineMap::get(0, 0, {getAffineConstantExpr(i, ctx), getAffineConstantExpr(j, ctx)},
                           ctx);
@@ -741,6 +750,52 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
                          .getResult()
                    : tailCc;
     loopOver(shape.r, [&](Value r) {
+      if (wordWindow) {
+        // Adjacent pairs under a wider filter: the row's window of whole words once, then
+        // for tap s (e = s * dw - pl) output o's word floor(e / 2) of its window, or, where e
+        // is odd, the hi half of that word and the lo half of the next, joined once per tap
+        // (a shufflevector: NVPTX makes it a 16-bit load and a pack, or a prmt) before the
+        // tap's FMAs.
+        loopOver(geom.rowLoads, [&](Value j) {
+          affine::AffineStoreOp::create(b, loc, loadTile(windowOffMap, {cc, r, j}), inBuf,
+                                        ValueRange{j});
+        });
+        ConvShape::WordWindow win = shape.adjacentWindow();
+        for (int64_t sIdx = 0; sIdx < shape.s; ++sIdx) {
+          int64_t e = sIdx * shape.dw - shape.pl;
+          int64_t at = llvm::divideFloorSigned(e, 2) - win.first;
+          bool odd = e % 2 != 0;
+          auto windowWord = [&](Value o, int64_t i) -> Value {
+            if (!o)
+              return affine::AffineLoadOp::create(
+                  b, loc, inBuf, AffineMap::getConstantMap(at + i, ctx), ValueRange{});
+            return affine::AffineLoadOp::create(b, loc, inBuf,
+                                                AffineMap::get(1, 0, dO + (at + i)),
+                                                ValueRange{o});
+          };
+          auto tapInput = [&](Value o) -> Value {
+            Value lo = windowWord(o, 0);
+            if (!odd)
+              return lo;
+            return LLVM::ShuffleVectorOp::create(b, loc, lo, windowWord(o, 1),
+                                                 ArrayRef<int32_t>{1, 2});
+          };
+          Value sv = arith::ConstantIndexOp::create(b, loc, sIdx);
+          if (opt == 1) {
+            Value x = tapInput(nullptr);
+            emitWeightLoop(cc, r, sv, [&](Value) -> Value { return x; });
+            continue;
+          }
+          // Several outputs a thread: the tap's inputs of each, then the FMAs.
+          loopOver(opt, [&](Value o) {
+            affine::AffineStoreOp::create(b, loc, tapInput(o), tapBuf, ValueRange{o});
+          });
+          emitWeightLoop(cc, r, sv, [&](Value o) -> Value {
+            return affine::AffineLoadOp::create(b, loc, tapBuf, ValueRange{o});
+          });
+        }
+        return;
+      }
       if (adjacent) {
         // The thread's outputs are adjacent: load the window of row (cc, r) once, then
         // output o reads input o * tileStrideW + s * dw of it for tap s.

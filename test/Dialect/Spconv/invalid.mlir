@@ -300,11 +300,30 @@ func.func @pairing_f32(%x: tensor<2x1x1x1xf32>) -> tensor<2x1x1x1xf32> {
 
 // -----
 
-// Adjacent pairs load and store whole words: output column q must read input column q.
-func.func @adjacent_3x3(%x: tensor<1x1x4x4xf16>) -> tensor<1x1x2x2xf16> {
-  // expected-error @+1 {{'pairing' adjacent needs a 1x1 filter at stride 1 without padding}}
-  %y = spconv.conv2d %x {weights = dense<1.0> : tensor<1x1x3x3xf32>, pairing = #spconv.pairing<adjacent>} : tensor<1x1x4x4xf16> -> tensor<1x1x2x2xf16>
-  return %y : tensor<1x1x2x2xf16>
+// Adjacent pairs load and store whole words: a 1x1 filter's output column q must read
+// input column q.
+func.func @adjacent_1x1_tall(%x: tensor<1x1x4x4xf16>) -> tensor<1x1x2x4xf16> {
+  // expected-error @+1 {{'pairing' adjacent needs a 1x1 filter at stride 1 without padding, or a filter wider than one column at column stride 1}}
+  %y = spconv.conv2d %x {weights = dense<1.0> : tensor<1x1x3x1xf32>, pairing = #spconv.pairing<adjacent>} : tensor<1x1x4x4xf16> -> tensor<1x1x2x4xf16>
+  return %y : tensor<1x1x2x4xf16>
+}
+
+// -----
+
+// A wider filter's two output columns read two adjacent input columns per tap: column
+// stride 1 only.
+func.func @adjacent_3x3_strided(%x: tensor<1x1x8x8xf16>) -> tensor<1x1x4x4xf16> {
+  // expected-error @+1 {{'pairing' adjacent needs column stride 1, got 2}}
+  %y = spconv.conv2d %x {weights = dense<1.0> : tensor<1x1x3x3xf32>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, pairing = #spconv.pairing<adjacent>} : tensor<1x1x8x8xf16> -> tensor<1x1x4x4xf16>
+  return %y : tensor<1x1x4x4xf16>
+}
+
+// -----
+
+func.func @adjacent_3x3_odd_output(%x: tensor<1x1x4x4xf16>) -> tensor<1x1x2x3xf16> {
+  // expected-error @+1 {{'pairing' adjacent needs an even output width, got 3}}
+  %y = spconv.conv2d %x {weights = dense<1.0> : tensor<1x1x3x3xf32>, padding = array<i64: 0, 1, 0, 0>, pairing = #spconv.pairing<adjacent>} : tensor<1x1x4x4xf16> -> tensor<1x1x2x3xf16>
+  return %y : tensor<1x1x2x3xf16>
 }
 
 // -----

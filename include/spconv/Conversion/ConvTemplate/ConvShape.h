@@ -33,7 +33,10 @@ const char *precisionName(Precision p);
 /// columns. `adjacent` pairs output columns 2i and 2i + 1 instead, where a 1x1 filter at
 /// stride 1 without padding reads input columns 2i and 2i + 1 too: the two halves of a word
 /// are adjacent in the NCHW tensors, so the kernel loads and stores whole 32-bit words, with
-/// no second load, pack or unpack (legal only where `canPairAdjacent`). f32 kernels pair
+/// no second load, pack or unpack (legal only where `canPairAdjacent`). A wider filter at
+/// column stride 1 pairs them too: tap s reads input columns 2i + e and 2i + e + 1 (e = s *
+/// dw - pl), the whole word i + e/2 where e is even, else the hi half of one word and the lo
+/// half of the next, joined in a register (ConvShape::adjacentWindow). f32 kernels pair
 /// nothing.
 enum class Pairing : int64_t { none = 0, images = 1, rows = 2, columns = 3, adjacent = 4 };
 /// "none", "images", "rows", "columns" or "adjacent".
@@ -90,6 +93,18 @@ struct ConvShape {
   /// A half-precision word gathers its two halves from two places (images, rows, columns):
   /// staging and direct inputs load both and pack them; the store unpacks.
   bool gathersPairs() const { return isHalf() && !pairsWholeWords(); }
+  /// Adjacent pairs under a filter wider than one column (Pairing::adjacent with s > 1):
+  /// a thread reads a window of whole words of each input row and joins the odd taps'
+  /// halves in registers (adjacentWindow).
+  bool pairsAdjacentWindow() const { return pairing == Pairing::adjacent && s > 1; }
+  /// Adjacent pairs: the input words one output word i reads along a row, i + first to
+  /// i + first + words - 1. Tap s's elements 2i + e, 2i + e + 1 (e = s * dw - pl) lie in
+  /// words i + floor(e / 2) and, where e is odd, the next. (A 1x1 filter without padding:
+  /// word i alone.)
+  struct WordWindow {
+    int64_t first, words;
+  };
+  WordWindow adjacentWindow() const;
   /// The conv as its tensors see it (undoes the pairing).
   ConvShape logical() const;
   /// The word shape of logical shape `s` paired along `p`.
@@ -206,6 +221,10 @@ struct KernelGeometry {
   // of two adjacent outputs (1 there, else the stride).
   int64_t stageStepH, stageStepW;
   int64_t tileStrideH, tileStrideW;
+  // How far left of the block's first output column (times the stride) its tile starts, in
+  // the word shape's columns: the left padding, or with adjacent pairs under a wider filter
+  // -ConvShape::adjacentWindow().first words.
+  int64_t overhangW;
   // Shared loads a thread makes per filter row (c, r): S x outputsPerThread, or with
   // adjacent columns the window of its outputs' inputs, (opt - 1) x tileStrideW + (S - 1) x
   // dilation + 1 (docs/design.md, "Adjacent outputs").
@@ -257,8 +276,13 @@ struct KernelGeometry {
 Pairing choosePairing(const ConvShape &logical);
 /// Whether `logical` may pair adjacent columns (Pairing::adjacent): a 1x1 filter at stride 1
 /// without padding, so output column q reads input column q, over an even number of
-/// columns, so no word straddles two rows.
+/// columns, so no word straddles two rows; or a wider filter at column stride 1 over even
+/// input and output widths (its odd taps join two words' halves: adjacentWindow).
 bool canPairAdjacent(const ConvShape &logical);
+/// Whether choosePairing takes adjacent pairs for `logical` unasked: the 1x1 convs, where
+/// they were measured (docs/tuning-log.md, "Adjacent pairs"). Wider filters take them from
+/// the op's pairing or a tuning-table entry.
+bool prefersAdjacent(const ConvShape &logical);
 
 /// The GPU the heuristic tiles for. Its rules count blocks in waves over the SMs, and SM
 /// counts differ between parts of one architecture (132 on an H100 SXM and an H200, 114 on

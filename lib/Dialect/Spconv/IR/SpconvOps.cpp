@@ -180,12 +180,19 @@ LogicalResult Conv2DOp::verify() {
 
   if (getPairing() == OutputPairing::adjacent) {
     // Both halves of a word are then one 32-bit load and store (ConvShape.h,
-    // canPairAdjacent): output column q must read input column q, in rows of whole words.
-    if (r != 1 || s != 1 || strides[0] != 1 || strides[1] != 1 ||
-        llvm::any_of(pad, [](int64_t v) { return v != 0; }))
-      return emitOpError("'pairing' adjacent needs a 1x1 filter at stride 1 without padding");
+    // canPairAdjacent): a 1x1 filter's output column q must read input column q, a wider
+    // filter's two output columns two adjacent input columns per tap, in rows of whole words.
+    if (s == 1 && (r != 1 || strides[0] != 1 || strides[1] != 1 ||
+                   llvm::any_of(pad, [](int64_t v) { return v != 0; })))
+      return emitOpError("'pairing' adjacent needs a 1x1 filter at stride 1 without padding, "
+                         "or a filter wider than one column at column stride 1");
+    if (s > 1 && strides[1] != 1)
+      return emitOpError("'pairing' adjacent needs column stride 1, got ") << strides[1];
     if (w % 2 != 0)
       return emitOpError("'pairing' adjacent needs an even input width, got ") << w;
+    if (getOutWidth() % 2 != 0)
+      return emitOpError("'pairing' adjacent needs an even output width, got ")
+             << getOutWidth();
   }
 
   if (getLayout() == TensorLayout::image_pairs) {

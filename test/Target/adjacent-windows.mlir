@@ -1,0 +1,69 @@
+// Adjacent pairs under filters wider than one column (docs/design.md, "How the outputs are
+// paired"): asked for by the op's pairing (or a tuning-table entry), a 3x3 or 5x5 conv at
+// column stride 1 over even widths pairs output columns 2i and 2i + 1. The kernel reads and
+// writes whole 32-bit words, stages them whole through registers (cp.async is refused, with
+// a warning: docs/tuning-log.md, "Adjacent windows"), and joins an odd tap's two halves in
+// registers: the hi half of one word (a 16-bit shared load) packed with the lo half of the
+// next. Without the attribute the compiler keeps its own choice: a 3x3
+// conv at batch 1 pairs two output columns half the width apart (two 16-bit loads a word).
+//
+// RUN: spconv-translate --spconv-to-ptx --cache-dir=none %s | FileCheck %s
+// RUN: spconv-translate --spconv-to-ptx --cache-dir=none --async-staging=2 %s 2>&1 | FileCheck %s --check-prefix=ASYNC
+// RUN: spconv-translate --spconv-to-launch-json --cache-dir=none %s | FileCheck %s --check-prefix=JSON
+// RUN: spconv-translate --spconv-to-launch-json --cache-dir=none --outputs-per-thread=2 --column-order=1 %s 2>&1 | FileCheck %s --check-prefix=ORDER
+
+// CHECK-LABEL: .entry spconv_conv2d_0(
+// CHECK-NOT: ld.global.b16
+// CHECK: ld.global.b32
+// CHECK-NOT: ld.global.b16
+// CHECK: ld.shared.b16 [[HI:%rs[0-9]+]], [{{%rd[0-9]+}}+{{[0-9]+}}];
+// CHECK: mov.b32 {{%r[0-9]+}}, {[[HI]], {{%rs[0-9]+}}};
+// CHECK: fma.rn.f16x2
+// CHECK-NOT: st.global.b16
+// CHECK: st.global.b32
+// CHECK-NOT: st.global.b16
+// CHECK: ret;
+// The same conv left to the compiler: two columns half the width apart.
+// CHECK-LABEL: .entry spconv_conv2d_1(
+// CHECK: ld.global.b16
+// CHECK: st.global.b16
+// CHECK: ret;
+// A valid 5x5 in bf16: even taps whole words, odd taps joined.
+// CHECK-LABEL: .entry spconv_conv2d_2(
+// CHECK-NOT: ld.global.b16
+// CHECK: mov.b32 {{%r[0-9]+}}, {{{%rs[0-9]+}}, {{%rs[0-9]+}}};
+// CHECK: fma.rn.bf16x2
+// CHECK-NOT: st.global.b16
+// CHECK: ret;
+
+// ASYNC: adjacent-windows.mlir:[[@LINE+22]]:8: warning: async-staging=2 does not apply to this conv: adjacent pairs under a filter wider than one column stage through registers
+// ASYNC: adjacent-windows.mlir:[[@LINE+26]]:8: warning: async-staging=2 does not apply to this conv: adjacent pairs
+// ASYNC-LABEL: .entry spconv_conv2d_0(
+// ASYNC-NOT: cp.async
+// ASYNC: ld.global.b32
+// ASYNC-NOT: cp.async
+// ASYNC: ret;
+
+// Several outputs a thread read one window: they are adjacent whatever was asked.
+// ORDER: adjacent-windows.mlir:[[@LINE+13]]:8: warning: column-order=1 does not apply to this conv: its adjacent pairs read each input row's window of words once for all of a thread's outputs, which must then be adjacent (column-order=2)
+// ORDER: "entry": "spconv_conv2d_0"
+// ORDER: "adjacent_columns": true
+
+// JSON: "entry": "spconv_conv2d_0"
+// JSON: "pairing": "adjacent"
+// JSON: "entry": "spconv_conv2d_1"
+// JSON: "pairing": "columns"
+// JSON: "entry": "spconv_conv2d_2"
+// JSON: "pairing": "adjacent"
+
+func.func @convs(%x: tensor<1x3x4x6xf16>, %y: tensor<1x3x8x10xbf16>)
+    -> (tensor<1x4x4x6xf16>, tensor<1x4x4x6xf16>, tensor<1x4x4x6xbf16>) {
+  %a = spconv.conv2d %x {weights = dense<0.5> : tensor<4x3x3x3xf32>, padding = array<i64: 1, 1, 1, 1>,
+                         pairing = #spconv.pairing<adjacent>}
+      : tensor<1x3x4x6xf16> -> tensor<1x4x4x6xf16>
+  %c = spconv.conv2d %x {weights = dense<0.5> : tensor<4x3x3x3xf32>, padding = array<i64: 1, 1, 1, 1>}
+      : tensor<1x3x4x6xf16> -> tensor<1x4x4x6xf16>
+  %v = spconv.conv2d %y {weights = dense<0.25> : tensor<4x3x5x5xf32>, pairing = #spconv.pairing<adjacent>}
+      : tensor<1x3x8x10xbf16> -> tensor<1x4x4x6xbf16>
+  return %a, %c, %v : tensor<1x4x4x6xf16>, tensor<1x4x4x6xf16>, tensor<1x4x4x6xbf16>
+}
