@@ -245,7 +245,7 @@ shapes=(
   "adjw-f16-s2rows|--shape 2,16,15,14,16,3,3 --stride 2,1 --pad 1,1,1,1 --dtype f16 --pairing adjacent"
   "adjw-f16-split|--shape 1,64,14,14,24,3,3 --pad 1,1,1,1 --dtype f16 --pairing adjacent|--split-c=2 --chunk-c=16 --block-k=8"
   "adjw-f16-loop|--shape 2,96,10,10,16,3,3 --pad 1,1,1,1 --dtype f16 --pairing adjacent|--chunk-loop=2 --chunk-c=16"
-  "adjw-f16-occupancy-pieces|--shape 1,128,28,28,128,3,3 --pad 1,1,1,1 --dtype f16 --pairing adjacent|--block-k=32 --min-blocks-per-sm=8 --code-budget=6000"
+  "adjw-f16-occupancy-pieces|--shape 1,128,28,28,128,3,3 --pad 1,1,1,1 --dtype f16 --pairing adjacent|--block-k=32 --min-blocks-per-sm=8 --split-c=1 --tile-p=4 --threads-q=16 --code-budget=6000"
   "adjw-f16-opt2|--shape 2,16,14,16,16,3,3 --pad 1,1,1,1 --dtype f16 --pairing adjacent|--outputs-per-thread=2 --threads-q=4 --tile-p=8"
   "adjw-f16-groups-affine-pieces|--shape 3,24,10,12,20,3,3 --pad 1,1,1,1 --groups 4 --dtype f16 --pairing adjacent|--block-k=5 --sm-affinity=2 --code-budget=400"
   "adjw-f16-dyn-res|--shape 2,48,12,12,16,3,3 --pad 1,1,1,1 --relu --dtype f16 --pairing adjacent --residual|--dynamic-shared=2 --chunk-c=48"
