@@ -227,7 +227,8 @@ struct KernelGeometry {
   int64_t overhangW;
   // Shared loads a thread makes per filter row (c, r): S x outputsPerThread, or with
   // adjacent columns the window of its outputs' inputs, (opt - 1) x tileStrideW + (S - 1) x
-  // dilation + 1 (docs/design.md, "Adjacent outputs").
+  // dilation + 1 (docs/design.md, "Adjacent outputs"), or with adjacent pairs under a wider
+  // filter the words of its window, opt - 1 + ConvShape::adjacentWindow().words.
   int64_t rowLoads;
   int64_t tilesP, tilesQ;       // output tiles along P and Q
   int64_t kBlocks;              // ceil(K / blockK)
