@@ -63,6 +63,8 @@
 #          build-bench/bin/spconv-bench, next to this script's repository). Prints
 #          "PASS|FAIL <case> max_rel_err=..." per case, writes OUTDIR/<case>.json and the
 #          summary OUTDIR/gpu-tests.txt, exits 1 if any case failed (2: usage/setup).
+#          Where cuobjdump is on PATH, a case that passes must also pass
+#          bench/sass_spill_check.py on its SASS (OUTDIR/<case>.sass-check).
 # Both:    SPCONV_GPU_TESTS_ONLY=REGEX keeps only the shapes whose name matches (bash =~).
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -395,6 +397,16 @@ else:
 print("%s %s max_rel_err=%s%s" % ("PASS" if ok else "FAIL", case, err, why))
 PY
 )"
+    fi
+    if [[ "$line" == PASS* ]] && command -v cuobjdump > /dev/null; then
+      # ptxas 13.0 can reload a spilled 16-bit half with a 32-bit load that clobbers the
+      # register's other half: outputs that are wrong on some runs only, so one passing run
+      # does not clear the kernel (bench/sass_spill_check.py).
+      if ! cuobjdump -sass "$dir/kernels.cubin" | grep -E 'Function :|STL|LDL' |
+           python3 "$here/sass_spill_check.py" --name "$cname" > "$out/$cname.sass-check" 2>&1
+      then
+        line="FAIL ${line#PASS } (SASS: $(grep -c 'reload `' "$out/$cname.sass-check") suspect spill reloads, $cname.sass-check)"
+      fi
     fi
     echo "$line"
     echo "$line" >> "$summary.tmp"

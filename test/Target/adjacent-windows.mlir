@@ -1,11 +1,12 @@
 // Adjacent pairs under filters wider than one column (docs/design.md, "How the outputs are
 // paired"): asked for by the op's pairing (or a tuning-table entry), a 3x3 or 5x5 conv at
 // column stride 1 over even widths pairs output columns 2i and 2i + 1. The kernel reads and
-// writes whole 32-bit words, stages them whole through registers (cp.async is refused, with
-// a warning: docs/tuning-log.md, "Adjacent windows"), and joins an odd tap's two halves in
-// registers: the hi half of one word (a 16-bit shared load) packed with the lo half of the
-// next. Without the attribute the compiler keeps its own choice: a 3x3
-// conv at batch 1 pairs two output columns half the width apart (two 16-bit loads a word).
+// writes whole 32-bit words, stages them whole (through registers, or by cp.async when asked),
+// and joins an odd tap's two halves in registers with one prmt.b32 of two whole words: the hi
+// half of one word and the lo half of the next. No 16-bit load or pack is left in the FMA
+// stream for ptxas to spill (docs/tuning-log.md, "Partial spill reloads"). Without the
+// attribute the compiler keeps its own choice: a 3x3 conv at batch 1 pairs two output
+// columns half the width apart (two 16-bit loads a word).
 //
 // RUN: spconv-translate --spconv-to-ptx --cache-dir=none %s | FileCheck %s
 // RUN: spconv-translate --spconv-to-ptx --cache-dir=none --async-staging=2 %s 2>&1 | FileCheck %s --check-prefix=ASYNC
@@ -16,9 +17,15 @@
 // CHECK-NOT: ld.global.b16
 // CHECK: ld.global.b32
 // CHECK-NOT: ld.global.b16
-// CHECK: ld.shared.b16 [[HI:%rs[0-9]+]], [{{%rd[0-9]+}}+{{[0-9]+}}];
-// CHECK: mov.b32 {{%r[0-9]+}}, {[[HI]], {{%rs[0-9]+}}};
+// CHECK: ld.shared.b32 [[LO:%r[0-9]+]], [{{%rd[0-9]+}}+{{[0-9]+}}];
+// CHECK-NEXT: ld.shared.b32 [[NEXT:%r[0-9]+]], [{{%rd[0-9]+}}+{{[0-9]+}}];
+// CHECK-NOT: ld.shared.b16
+// CHECK-NOT: mov.b32 {{%r[0-9]+}}, {
+// CHECK: prmt.b32 {{%r[0-9]+}}, [[LO]], [[NEXT]], 0x5432U;
+// CHECK-NOT: ld.shared.b16
+// CHECK-NOT: mov.b32 {{%r[0-9]+}}, {
 // CHECK: fma.rn.f16x2
+// CHECK-NOT: ld.shared.b16
 // CHECK-NOT: st.global.b16
 // CHECK: st.global.b32
 // CHECK-NOT: st.global.b16
@@ -31,17 +38,21 @@
 // A valid 5x5 in bf16: even taps whole words, odd taps joined.
 // CHECK-LABEL: .entry spconv_conv2d_2(
 // CHECK-NOT: ld.global.b16
-// CHECK: mov.b32 {{%r[0-9]+}}, {{{%rs[0-9]+}}, {{%rs[0-9]+}}};
+// CHECK: prmt.b32 {{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}, 0x5432U;
 // CHECK: fma.rn.bf16x2
 // CHECK-NOT: st.global.b16
 // CHECK: ret;
 
-// ASYNC: adjacent-windows.mlir:[[@LINE+22]]:8: warning: async-staging=2 does not apply to this conv: adjacent pairs under a filter wider than one column stage through registers
-// ASYNC: adjacent-windows.mlir:[[@LINE+26]]:8: warning: async-staging=2 does not apply to this conv: adjacent pairs
+// cp.async copies the adjacent pairs' whole words; the columns pairing's gathered words
+// cannot be copied, and the conv that pairs them says so.
+// ASYNC-NOT: warning
+// ASYNC: adjacent-windows.mlir:[[@LINE+26]]:8: warning: async-staging=2 does not apply to this conv: its half-precision words are gathered from NCHW tensors
+// ASYNC-NOT: warning
 // ASYNC-LABEL: .entry spconv_conv2d_0(
-// ASYNC-NOT: cp.async
-// ASYNC: ld.global.b32
-// ASYNC-NOT: cp.async
+// ASYNC-NOT: ld.global
+// ASYNC: cp.async.ca.shared.global [{{%rd[0-9]+}}], [{{%rd[0-9]+}}+{{-?[0-9]+}}], 4, {{%r[0-9]+}};
+// ASYNC: cp.async.wait_group 0;
+// ASYNC: prmt.b32
 // ASYNC: ret;
 
 // Several outputs a thread read one window: they are adjacent whatever was asked.

@@ -518,11 +518,6 @@ std::vector<std::string> spconv::unhonouredTilingRequests(const ConvShape &sh,
                   "gathered from NCHW tensors (two 16-bit loads and a pack), which cp.async "
                   "cannot copy, so it stages through registers; the image-pair layout and "
                   "adjacent pairs copy whole words");
-  if (requested.asyncStaging == 2 && sh.pairsAdjacentWindow())
-    why.push_back("async-staging=2 does not apply to this conv: adjacent pairs under a filter "
-                  "wider than one column stage through registers (docs/tuning-log.md, "
-                  "\"Adjacent windows\": cp.async was not faster there, and one of its "
-                  "tilings computed wrong outputs)");
   if (requested.columnOrder == 1 && chosen.adjacentColumns() && sh.pairsAdjacentWindow())
     why.push_back("column-order=1 does not apply to this conv: its adjacent pairs read each "
                   "input row's window of words once for all of a thread's outputs, which "
@@ -828,12 +823,6 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t, const TargetGPU &gpu)
   // scoreboard stalls 1.2-4.0 -> 0.6-1.0 per issue (docs/tuning-log.md, "cp.async by default
   // in half precision").
   if (sh.isHalf() && !sh.pairsWholeWords())
-    t.asyncStaging = 1;
-  // Adjacent pairs under a wider filter stage through registers: cp.async was never faster
-  // there (vgg-conv3 at batch 1 0.96-1.03x), and one tiling of it (block-k 32 at 8 blocks an
-  // SM, in spilling pieces) computed wrong outputs on an H200 for a reason not found, where
-  // the same tiling through registers was right (docs/tuning-log.md, "Adjacent windows").
-  if (sh.pairsAdjacentWindow())
     t.asyncStaging = 1;
   if (t.asyncStaging != 1 && t.asyncStaging != 2)
     t.asyncStaging = t.chunkLoop == 2 && KernelGeometry(sh, t).imagesPerBlock > 1 &&

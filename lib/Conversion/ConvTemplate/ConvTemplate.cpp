@@ -521,6 +521,22 @@ int64_t ConvTemplateEmitter::columnDistance() const {
   return tiling.adjacentColumns() ? 1 : tiling.threadsQ;
 }
 
+Value ConvTemplateEmitter::joinHalves(OpBuilder &b, Location loc, Value lo, Value hi) const {
+  if (!gpuJoins)
+    return LLVM::ShuffleVectorOp::create(b, loc, lo, hi, ArrayRef<int32_t>{1, 2});
+  // prmt's byte pool is {hi, lo} = bytes 7..0; selector 0x5432 takes bytes 5, 4 (hi's lo
+  // half) over bytes 3, 2 (lo's hi half). On whole words NVPTX keeps one prmt.b32 and
+  // both words in 32-bit registers; the shufflevector became a 16-bit load and a
+  // mov.b32 {lo, hi} pack, and those 16-bit halves are what ptxas 13.0 mis-spilled.
+  Type i32 = b.getI32Type();
+  Value loWord = LLVM::BitcastOp::create(b, loc, i32, lo);
+  Value hiWord = LLVM::BitcastOp::create(b, loc, i32, hi);
+  Value selector = LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(0x5432));
+  Value joined = NVVM::PermuteOp::create(b, loc, i32, loWord, hiWord, selector,
+                                         NVVM::PermuteMode::DEFAULT);
+  return LLVM::BitcastOp::create(b, loc, lo.getType(), joined);
+}
+
 void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, int64_t kb,
                                         int64_t chunk, Value tile,
                                         SmallVectorImpl<Value> &accs, int64_t tileOffset,
@@ -754,8 +770,7 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
         // Adjacent pairs under a wider filter: the row's window of whole words once, then
         // for tap s (e = s * dw - pl) output o's word floor(e / 2) of its window, or, where e
         // is odd, the hi half of that word and the lo half of the next, joined once per tap
-        // (a shufflevector: NVPTX makes it a 16-bit load and a pack, or a prmt) before the
-        // tap's FMAs.
+        // before the tap's FMAs (joinHalves).
         loopOver(geom.rowLoads, [&](Value j) {
           affine::AffineStoreOp::create(b, loc, loadTile(windowOffMap, {cc, r, j}), inBuf,
                                         ValueRange{j});
@@ -777,8 +792,7 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
             Value lo = windowWord(o, 0);
             if (!odd)
               return lo;
-            return LLVM::ShuffleVectorOp::create(b, loc, lo, windowWord(o, 1),
-                                                 ArrayRef<int32_t>{1, 2});
+            return joinHalves(b, loc, lo, windowWord(o, 1));
           };
           Value sv = arith::ConstantIndexOp::create(b, loc, sIdx);
           if (opt == 1) {

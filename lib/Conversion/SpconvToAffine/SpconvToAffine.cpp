@@ -282,6 +282,7 @@ gpu::GPUFuncOp spconv::emitAffineGPUKernel(const ConvShape &shape, const Tiling 
   ctx->getOrLoadDialect<nvgpu::NVGPUDialect>();
   ConvTemplateEmitter emitter(shape, tiling);
   emitter.setAsyncStaging(tiling.asyncStaging != 1);
+  emitter.setGpuJoins(true);
   const KernelGeometry &g = emitter.geometry();
   OpBuilder types(ctx);
   // The tensors as the conv sees them (half precision: not the word shape, but for adjacent

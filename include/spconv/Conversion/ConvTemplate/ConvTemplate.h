@@ -58,6 +58,11 @@ public:
   /// GPU kernels stage with cp.async (nvgpu.device_async_copy, zero-filling the padding)
   /// and wait for their copies at the end of each stage; the CPU twin loads and stores.
   void setAsyncStaging(bool async) { asyncStaging = async; }
+  /// GPU kernels join the halves of two words (adjacent windows' odd taps) with one
+  /// nvvm.prmt on the 32-bit words, so no 16-bit value reaches ptxas there: ptxas 13.0 can
+  /// reload a spilled 16-bit half with a 32-bit load that clobbers the register's other
+  /// half (docs/design.md, "Adjacent windows"). The CPU twin joins with a shufflevector.
+  void setGpuJoins(bool gpu) { gpuJoins = gpu; }
   /// The kernel's residual tensor (ConvShape::residual; of the output's memref type), which
   /// emitStore adds to each output before the activation.
   void setResidual(mlir::Value r) { residual = r; }
@@ -160,6 +165,10 @@ public:
                      llvm::SmallVectorImpl<mlir::Value> &accs, int64_t tileOffset = 0,
                      mlir::Value tileBase = nullptr,
                      const DirectInputs *direct = nullptr) const;
+  /// The word whose lo half is `lo`'s hi half and whose hi half is `hi`'s lo half (two
+  /// vector<2 x half> words): an adjacent window's odd tap (setGpuJoins says how).
+  mlir::Value joinHalves(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lo,
+                         mlir::Value hi) const;
   /// Direct inputs of thread `tid` (at `bc`) for channel block `kb` (or the block starting
   /// at output channel `kBase`); see DirectInputs.
   DirectInputs emitDirectInputs(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid,
@@ -239,6 +248,7 @@ private:
   Tiling tiling;
   KernelGeometry geom;
   bool asyncStaging = false;
+  bool gpuJoins = false;
   mlir::Value residual;
 };
 
