@@ -43,7 +43,9 @@
 # adjacent on 3x3 and 5x5 filters, the odd taps joined from two words): padding, a valid
 # 5x5, dilation, a row stride, split groups, a chunk loop, the occupancy rule's tiling in
 # pieces, two outputs a thread, groups under SM affinity in pieces, dynamic shared memory
-# with a residual, the LLVM-level fold.
+# with a residual, the LLVM-level fold, and cp.async staging: plain, double-buffered in a
+# chunk loop, and the occupancy tiling in spilling pieces that ptxas once miscompiled
+# (docs/tuning-log.md, "Partial spill reloads").
 # Residual epilogues (res-*, *-res-*: --residual, the
 # kernel adds a third tensor before its activation; spconv-bench passes a random one and adds
 # it to the reference): FP32 and each half pairing, adjacent pairs and image pairs, with
@@ -252,6 +254,9 @@ shapes=(
   "adjw-f16-groups-affine-pieces|--shape 3,24,10,12,20,3,3 --pad 1,1,1,1 --groups 4 --dtype f16 --pairing adjacent|--block-k=5 --sm-affinity=2 --code-budget=400"
   "adjw-f16-dyn-res|--shape 2,48,12,12,16,3,3 --pad 1,1,1,1 --relu --dtype f16 --pairing adjacent --residual|--dynamic-shared=2 --chunk-c=48"
   "adjw-bf16-llvm|--shape 1,24,14,16,20,3,3 --pad 1,1,1,1 --dtype bf16 --pairing adjacent|--fold-at=llvm"
+  "adjw-f16-async|--shape 2,32,14,16,24,3,3 --pad 1,1,1,1 --bias --dtype f16 --pairing adjacent|--async-staging=2"
+  "adjw-f16-async-loop|--shape 2,96,10,10,16,3,3 --pad 1,1,1,1 --dtype f16 --pairing adjacent|--async-staging=2 --chunk-loop=2 --chunk-c=16"
+  "adjw-f16-async-occupancy-pieces|--shape 1,128,28,28,128,3,3 --pad 1,1,1,1 --dtype f16 --pairing adjacent|--async-staging=2 --block-k=32 --min-blocks-per-sm=8 --split-c=1 --tile-p=4 --threads-q=16 --code-budget=6000"
   "res-f32|--shape 2,24,10,12,20,3,3 --pad 1,1,1,1 --bias --relu --residual"
   "res-f32-pieces-affine|--shape 3,24,10,12,20,3,3 --pad 1,1,1,1 --bias --relu --residual|--block-k=4 --sm-affinity=2 --code-budget=400 --share-staging=false"
   "f16-res-images|--shape 3,24,10,10,16,3,3 --pad 1,1,1,1 --bias --relu --dtype f16 --residual"
