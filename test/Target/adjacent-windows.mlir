@@ -12,6 +12,7 @@
 // RUN: spconv-translate --spconv-to-ptx --cache-dir=none --async-staging=2 %s 2>&1 | FileCheck %s --check-prefix=ASYNC
 // RUN: spconv-translate --spconv-to-launch-json --cache-dir=none %s | FileCheck %s --check-prefix=JSON
 // RUN: spconv-translate --spconv-to-launch-json --cache-dir=none --outputs-per-thread=2 --column-order=1 %s 2>&1 | FileCheck %s --check-prefix=ORDER
+// RUN: spconv-translate --spconv-to-launch-json --cache-dir=none --tuning-table=%S/Inputs/adjacent-windows-table.json --outputs-per-thread=2 %s 2>&1 | FileCheck %s --check-prefix=TABLE
 
 // CHECK-LABEL: .entry spconv_conv2d_0(
 // CHECK-NOT: ld.global.b16
@@ -78,3 +79,9 @@ func.func @convs(%x: tensor<1x3x4x6xf16>, %y: tensor<1x3x8x10xbf16>)
       : tensor<1x3x8x10xbf16> -> tensor<1x4x4x6xbf16>
   return %a, %c, %v : tensor<1x4x4x6xf16>, tensor<1x4x4x6xf16>, tensor<1x4x4x6xbf16>
 }
+
+// A table entry of one output a thread orders nothing under --outputs-per-thread=2: the
+// outputs are adjacent, and no warning blames a column order nobody asked for.
+// TABLE-NOT: warning
+// TABLE: "adjacent_columns": true,
+// TABLE: "tuned_by": "test entry: adjacent windows, one output a thread"

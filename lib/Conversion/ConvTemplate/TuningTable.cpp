@@ -72,6 +72,11 @@ std::string TuningTable::nchwKeyOf(const ConvShape &shape) {
 }
 
 Tiling spconv::fillFromTuned(Tiling requested, const Tiling &tuned) {
+  // An entry's column order orders its own outputs a thread. Where a flag asks for another
+  // count, the entry says nothing about their order: the heuristic picks it, and no
+  // unhonoured-request warning blames a column order nobody asked for.
+  bool keepsOrderOpen = requested.columnOrder == 0 && requested.outputsPerThread != 0 &&
+                        requested.outputsPerThread != tuned.outputsPerThread;
   // minBlocksPerSM is not among them: an entry's goes through the options, as
   // --min-blocks-per-sm does (TunedTiling::minBlocksPerSM).
   for (int64_t Tiling::*field :
@@ -81,6 +86,8 @@ Tiling spconv::fillFromTuned(Tiling requested, const Tiling &tuned) {
         &Tiling::channelVector, &Tiling::loadAhead, &Tiling::dynamicShared})
     if (requested.*field == 0)
       requested.*field = tuned.*field;
+  if (keepsOrderOpen)
+    requested.columnOrder = 0;
   return requested;
 }
 

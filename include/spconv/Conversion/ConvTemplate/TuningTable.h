@@ -90,7 +90,7 @@ private:
 };
 
 /// `requested` with `tuned`'s fields wherever `requested` leaves the choice to the heuristic
-/// (a zero field).
+/// (a zero field); the column order only where the outputs a thread are the entry's.
 Tiling fillFromTuned(Tiling requested, const Tiling &tuned);
 
 } // namespace spconv
