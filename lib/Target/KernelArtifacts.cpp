@@ -146,9 +146,24 @@ static std::string findPtxas(const ArtifactOptions &options) {
   return "/usr/local/cuda/bin/ptxas";
 }
 
+/// cuobjdump for the check of spilled objects (SassSpillCheck.h): $SPCONV_CUOBJDUMP ('none':
+/// no check), beside ptxas, on PATH; '' where there is none.
+static std::string findCuobjdump(StringRef ptxas) {
+  if (const char *p = std::getenv("SPCONV_CUOBJDUMP"); p && *p)
+    return StringRef(p) == "none" ? "" : p;
+  llvm::SmallString<256> beside(llvm::sys::path::parent_path(ptxas));
+  llvm::sys::path::append(beside, "cuobjdump");
+  if (llvm::sys::fs::can_execute(beside))
+    return std::string(beside);
+  if (llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName("cuobjdump"))
+    return *found;
+  return "";
+}
+
 static PtxasSettings ptxasSettingsFor(const ArtifactOptions &options) {
   PtxasSettings settings;
   settings.ptxas = findPtxas(options);
+  settings.cuobjdump = findCuobjdump(settings.ptxas);
   settings.chip = options.chip;
   settings.optLevel = options.ptxasOptLevel;
   settings.fastCompile = options.ptxasFastCompile;
@@ -207,7 +222,8 @@ static void recordAssembly(const PtxasReport &report, CompileTimes *times) {
 /// direct-input 1x1 kernels at the 128-register cap spilled 160-552 bytes a thread in
 /// ResNet-50 at batch 64, which cost 0-6% on the heuristic's tilings and 1.42x on a tuned one
 /// (docs/design.md, "Things LLVM and ptxas do to straight-line code"). A kernel in pieces
-/// has one ptxas function per piece; the warning counts them and gives the largest spill.
+/// has one ptxas function per piece; the warning counts them and gives the largest spill,
+/// and says where a spilled object's SASS could not be checked (PtxasSettings::cuobjdump).
 static void warnAboutSpills(Location loc, const PtxProgram &program,
                             const PtxasReport &report) {
   struct KernelSpills {
@@ -234,6 +250,10 @@ static void warnAboutSpills(Location loc, const PtxProgram &program,
          << " bytes stored and " << k.loadBytes
          << " loaded a thread); a smaller --block-k or a smaller --min-blocks-per-sm leaves "
             "each thread more registers";
+    if (!report.sassUnchecked.empty())
+      diag << "; its SASS was not checked for partial spill reloads (a ptxas 13.0 "
+              "miscompile, docs/tuning-log.md): "
+           << report.sassUnchecked;
   }
 }
 

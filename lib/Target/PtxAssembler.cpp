@@ -1,5 +1,6 @@
 //===- PtxAssembler.cpp - ptxas and nvlink, in parallel and in budget -----===//
 #include "spconv/Target/PtxAssembler.h"
+#include "spconv/Target/SassSpillCheck.h"
 #include "spconv/Transforms/TemplateCache.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -244,6 +245,44 @@ uint64_t spconv::estimatePtxasBytes(int64_t instructions) {
   return kBase + kPerInstruction * uint64_t(std::max<int64_t>(instructions, 0));
 }
 
+/// After a ptxas run that spilled (`spilled`): its object's SASS, disassembled into
+/// `listingFile`, checked for reloads of stack bytes no spill wrote (SassSpillCheck.h). Returns
+/// the error that fails the compile when there is one; a disassembler missing or failing
+/// leaves the object unchecked, and the report says why (the spill warning repeats it).
+static std::optional<std::string> checkSpilledObject(const PtxasSettings &settings, bool spilled,
+                                                     StringRef object, StringRef listingFile,
+                                                     PtxasReport &report) {
+  if (!spilled)
+    return std::nullopt;
+  if (settings.cuobjdump.empty()) {
+    report.sassUnchecked = "no cuobjdump beside ptxas or on PATH ($SPCONV_CUOBJDUMP)";
+    return std::nullopt;
+  }
+  llvm::Expected<std::string> sass = disassemble(settings.cuobjdump, object, listingFile);
+  if (!sass) {
+    report.sassUnchecked = llvm::toString(sass.takeError());
+    return std::nullopt;
+  }
+  int functions = 0;
+  std::vector<SuspectReload> suspects = findSuspectReloads(*sass, &functions);
+  if (functions == 0) {
+    report.sassUnchecked = settings.cuobjdump + " -sass printed no SASS function";
+    return std::nullopt;
+  }
+  ++report.sassChecked;
+  if (suspects.empty())
+    return std::nullopt;
+  const SuspectReload &r = suspects.front();
+  return llvm::formatv("ptxas reloaded a spill with a load wider than what was stored ({0} "
+                       "such reload{1}; first in {2} at {3}: `{4}`), so the kernel would "
+                       "compute with stack bytes nobody wrote, a ptxas 13.0 miscompile of "
+                       "spilled 16-bit halves (docs/tuning-log.md, \"Partial spill reloads\"); "
+                       "a smaller --block-k or --min-blocks-per-sm avoids the spill",
+                       suspects.size(), suspects.size() == 1 ? "" : "s", r.function,
+                       r.address, r.instruction)
+      .str();
+}
+
 llvm::Expected<std::string> spconv::assembleModule(StringRef ptx, const PtxasSettings &settings,
                                                    PtxasReport &report) {
   if (!llvm::sys::fs::can_execute(settings.ptxas))
@@ -270,6 +309,9 @@ llvm::Expected<std::string> spconv::assembleModule(StringRef ptx, const PtxasSet
     return error(describeFailure("ptxas", rc, execError, logFile));
   if (auto log = llvm::MemoryBuffer::getFile(logFile))
     report.spills = parsePtxasSpills((*log)->getBuffer(), 0);
+  if (std::optional<std::string> bad = checkSpilledObject(
+          settings, !report.spills.empty(), cubinFile, scratch.file("module.sass"), report))
+    return error(*bad);
   return readFile(cubinFile);
 }
 
@@ -506,15 +548,25 @@ bool PtxasPool::State::reap(bool &reaped) {
       running.erase(running.begin() + i);
       return false;
     }
+    size_t spillsBefore = report.spills.size();
+    if (auto log = llvm::MemoryBuffer::getFile(r.log))
+      for (PtxasSpill &spill : parsePtxasSpills((*log)->getBuffer(), r.job))
+        report.spills.push_back(std::move(spill));
+    // Checked before the cache keeps it: a miscompiled object is never reused.
+    if (std::optional<std::string> bad =
+            checkSpilledObject(settings, report.spills.size() > spillsBefore, r.object,
+                               scratch.file("unit" + std::to_string(r.job) + ".sass"),
+                               report)) {
+      fail(*bad, r.job);
+      running.erase(running.begin() + i);
+      return false;
+    }
     if (!settings.cacheDir.empty())
       if (std::optional<std::string> err =
               cache.storeBytes(objectKey(job, settings, version), *object)) {
         progress.interrupt();
         llvm::errs() << "spconv: warning: object cache: " << *err << "\n";
       }
-    if (auto log = llvm::MemoryBuffer::getFile(r.log))
-      for (PtxasSpill &spill : parsePtxasSpills((*log)->getBuffer(), r.job))
-        report.spills.push_back(std::move(spill));
     ++report.assembled;
     report.processSeconds += took;
     report.instructionsAssembled += job.instructions;

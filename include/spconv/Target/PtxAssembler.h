@@ -57,6 +57,9 @@ struct PtxasSettings {
   uint64_t memoryBudget = 0;    // bytes the concurrent ptxas processes may use together
   std::string cacheDir;         // object cache ('' = none)
   ProgressMode progress = ProgressMode::None;
+  /// cuobjdump, which disassembles every object whose ptxas run spilled, to look for
+  /// partial spill reloads (SassSpillCheck.h); '' = none found: such objects go unchecked.
+  std::string cuobjdump;
 };
 
 /// Registers ptxas spilled to local memory in one function of a unit (ptxas
@@ -86,6 +89,10 @@ struct PtxasReport {
   /// Spills of the units ptxas assembled in this compile (an object-cache hit reports none:
   /// its ptxas ran in an earlier compile).
   std::vector<PtxasSpill> spills;
+  /// Spilled objects whose SASS was checked for partial spill reloads, and why others were
+  /// not ('' when every spilled object was checked).
+  int64_t sassChecked = 0;
+  std::string sassUnchecked;
 };
 
 /// The optimisation flags of a ptxas run: -O<optLevel>, or --Ofast-compile=<level>.
