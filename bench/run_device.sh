@@ -6,7 +6,8 @@
 # where case.json = {"layer": ..., "batch": ..., "sparsity": ..., "compile": {...}}.
 # Writes OUTDIR/<case>.json per case and the merged OUTDIR/suite.json. A failing case
 # is recorded (its JSON says why) and the run goes on; the exit status is 1 if any
-# case failed. Runs on the GPU machine: needs python3 and the spconv-bench binary,
+# case failed (or, where cuobjdump is on PATH, if a case's SASS holds a suspect spill reload:
+# OUTDIR/sass-check.txt). Runs on the GPU machine: needs python3 and the spconv-bench binary,
 # found at $SPCONV_BENCH, else build/bin/spconv-bench or build-bench/bin/spconv-bench.
 # Extra spconv-bench flags can be given in $SPCONV_BENCH_ARGS (e.g. "--batches 5").
 set -u
@@ -67,6 +68,14 @@ json.dump(r, open(path, "w"), indent=2)
 PY
   fi
   rm -f "$out/$name.compile.json"
+  # A kernel that passed can still be one of ptxas 13.0's partial spill reloads, wrong on
+  # some runs only (bench/sass_spill_check.py): its SASS is checked where cuobjdump runs.
+  if [ "$module" = "$dir/kernels.cubin" ] && command -v cuobjdump > /dev/null &&
+     ! cuobjdump -sass "$module" | grep -E 'Function :|STL|LDL' |
+       python3 "$here/sass_spill_check.py" --name "$name" >> "$out/sass-check.txt" 2>&1; then
+    status=1
+    echo "run_device.sh: case $name: suspect spill reloads in its SASS, see $out/sass-check.txt" >&2
+  fi
   n=$((n + 1))
 done < <(find "$cases" -name case.json | sort)
 
