@@ -269,7 +269,6 @@ static std::optional<std::string> checkSpilledObject(const PtxasSettings &settin
     report.sassUnchecked = settings.cuobjdump + " -sass printed no SASS function";
     return std::nullopt;
   }
-  ++report.sassChecked;
   if (suspects.empty())
     return std::nullopt;
   const SuspectReload &r = suspects.front();

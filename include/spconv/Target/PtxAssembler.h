@@ -89,9 +89,8 @@ struct PtxasReport {
   /// Spills of the units ptxas assembled in this compile (an object-cache hit reports none:
   /// its ptxas ran in an earlier compile).
   std::vector<PtxasSpill> spills;
-  /// Spilled objects whose SASS was checked for partial spill reloads, and why others were
-  /// not ('' when every spilled object was checked).
-  int64_t sassChecked = 0;
+  /// Why a spilled object's SASS was not checked for partial spill reloads ('' when every
+  /// spilled object assembled here was checked).
   std::string sassUnchecked;
 };
 
