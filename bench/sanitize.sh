@@ -32,7 +32,8 @@
 # Environment:
 #   SPCONV_BIN               compile: the compiler's bin directory (default build/bin)
 #   SPCONV_SANITIZE_COMMIT   compile: the commit SPCONV_BIN was built from (default this
-#                            checkout's HEAD, "dirty" if it has uncommitted changes)
+#                            checkout's HEAD, "dirty" if it has uncommitted changes); run:
+#                            the same, for a DIR without commit.txt (cases compiled otherwise)
 #   SPCONV_BENCH             run: spconv-bench (default build/bin/spconv-bench)
 #   SPCONV_SANITIZE_ONLY     run: only the cases whose name matches this regex
 #   SPCONV_SANITIZE_TOOLS    run: default "memcheck racecheck synccheck initcheck"
@@ -365,7 +366,15 @@ def sh(*cmd):
         return subprocess.run(cmd, capture_output=True, text=True).stdout.strip()
     except Exception:
         return ""
-commit = open(d + "/commit.txt").read().split()
+# The compiler's commit: compile writes commit.txt; cases compiled otherwise (variants.sh,
+# gpu_tests.sh) name it by $SPCONV_SANITIZE_COMMIT, else the record says it is unknown.
+try:
+    commit = open(d + "/commit.txt").read().split()
+except OSError:
+    commit = (os.environ.get("SPCONV_SANITIZE_COMMIT") or "unknown").split()
+    if commit == ["unknown"]:
+        print("sanitize.sh: no %s/commit.txt and no $SPCONV_SANITIZE_COMMIT: the record's "
+              "commit is unknown" % d, file=sys.stderr)
 lines = [l.rstrip("\n") for l in open(out + "/sanitize.txt")]
 counts = {}
 for l in lines:
