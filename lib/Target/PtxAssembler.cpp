@@ -276,7 +276,8 @@ static std::optional<std::string> checkSpilledObject(const PtxasSettings &settin
                        "such reload{1}; first in {2} at {3}: `{4}`), so the kernel would "
                        "compute with stack bytes nobody wrote, a ptxas 13.0 miscompile of "
                        "spilled 16-bit halves (docs/tuning-log.md, \"Partial spill reloads\"); "
-                       "a smaller --block-k or --min-blocks-per-sm avoids the spill",
+                       "a smaller --block-k or --min-blocks-per-sm avoids the spill "
+                       "($SPCONV_CUOBJDUMP=none skips this check)",
                        suspects.size(), suspects.size() == 1 ? "" : "s", r.function,
                        r.address, r.instruction)
       .str();
