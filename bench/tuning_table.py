@@ -19,7 +19,9 @@ pairing would never match the entry otherwise). A group without a base gets no e
 line in the report. An entry matches convs within --nnz-tolerance of the measured nonzero
 count. --merge keeps OLD.json's entries for convs not measured here: an old entry goes where a
 case or a new entry here has its conv and pairing, and where a new choose_pairing entry has
-its conv (whatever the pairing: the new one decides that conv's pairing); but where the
+its conv (whatever the pairing: the new one decides that conv's pairing); a new entry that
+replaces a choose_pairing entry of its own pairing stays choose_pairing (its base, compiled
+with OLD.json, ran the pairing that entry chose, not the heuristic's); but where the
 group's base ran the old entry's own tiling (the cases were compiled with OLD.json) and no new
 entry replaces it, the old entry stays: it is what was measured best.
 
@@ -212,6 +214,18 @@ def main():
                 print("%-24s kept from %s: the base ran its tiling" % (
                     e["source"].split(" ")[0], args.merge))
             return True
+        # A base compiled with OLD.json ran the pairing an old choose_pairing entry chose,
+        # so a winner of that pairing matches the base's pairing without being the
+        # heuristic's: it keeps the choice, or the conv would fall back to the heuristic's
+        # pairing and never meet the entry.
+        old_chosen = {entry_key(e) for e in old["entries"] if e.get("choose_pairing")}
+        for i, e in enumerate(entries):
+            if entry_key(e) in old_chosen and not e.get("choose_pairing"):
+                entries[i] = {k: v for k, v in e.items() if k not in ("nnz", "tiling", "source")}
+                entries[i]["choose_pairing"] = True
+                entries[i].update((k, e[k]) for k in ("nnz", "tiling", "source"))
+                print("%-24s choose_pairing kept from %s (pairing %s)" % (
+                    e["source"].split(" ")[0], args.merge, e["pairing"]))
         entries = [e for e in old["entries"] if stays(e)] + entries
     table = {"format": "spconv-tuning-table", "version": 1, "device": device}
     if sms:
