@@ -93,7 +93,10 @@ def units(ptx):
     pieces = [f for f in funcs if f[0].startswith(".visible .func")]
     if not pieces:
         return [ptx]
+    # Dynamic shared memory (`.extern .shared ... []`, --dynamic-shared) is declared in every
+    # unit as it stands.
     externs = [".extern " + l[len(".visible "):] for l in module if l.startswith(".visible .shared")]
+    externs += [l for l in module if l.startswith(".extern .shared")]
     out = ["\n".join(header + externs + f) + "\n" for f in pieces]
     declarations = []
     for f in pieces:
