@@ -210,7 +210,7 @@ findOrBuildTemplate(Conv2DOp op, const ConvShape &shape, const Tiling &tiling,
         ++times->cacheHits;
     } else {
       if (!stale.empty())
-        op.emitWarning("discarding template cache entry ") << cache.entryPath(key) << ": " << stale;
+        emitWarning(op.getLoc(), "discarding template cache entry ") << cache.entryPath(key) << ": " << stale;
       FailureOr<std::string> ptx = buildBlockTemplatePTX(ctx, shape, tiling, options, nvptxSeconds);
       if (failed(ptx)) {
         op.emitError("lowering the template to PTX failed");
@@ -228,7 +228,7 @@ findOrBuildTemplate(Conv2DOp op, const ConvShape &shape, const Tiling &tiling,
       if (times)
         ++times->cacheMisses;
       if (std::optional<std::string> err = cache.storeBytes(key, bytes))
-        op.emitWarning("template cache: ") << *err;
+        emitWarning(op.getLoc(), "template cache: ") << *err;
     }
     found = templates.try_emplace(key, std::move(tmpl)).first;
   }
@@ -500,8 +500,10 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
       if (!tunedBy.empty())
         op->setAttr("spconv.tuned_by", b.getStringAttr(tunedBy));
       // Against what was asked (flags, or a table entry's fields), not the retries' requests.
+      // At the conv's location, not on the op: the op, which now carries its launch
+      // attributes, would be printed beside every such note.
       for (const std::string &why : unhonouredTilingRequests(shape, convOptions.tiling, tiling))
-        op.emitWarning(why);
+        emitWarning(op.getLoc(), why);
       break;
     }
   }

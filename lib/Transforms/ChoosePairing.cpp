@@ -74,7 +74,7 @@ struct SpconvChoosePairingPass
       // An entry's key is the conv's shape, so an adjacent pairing the shape cannot take
       // (a hand-edited table) is the table's error, reported at the conv it would break.
       if (choice->pairing == Pairing::adjacent && !canPairAdjacent(shape.logical())) {
-        op.emitWarning("tuning table entry ")
+        emitWarning(op.getLoc(), "tuning table entry ")
             << (choice->entry->source.empty() ? "" : choice->entry->source + " ")
             << "chooses pairing 'adjacent', which this conv cannot take (a 1x1 filter at "
                "stride 1 without padding, or a wider filter at column stride 1, over even "

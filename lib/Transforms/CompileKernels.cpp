@@ -108,7 +108,7 @@ struct SpconvCompileKernelsPass
       ConvShape shape = ConvShape::fromOp(op);
       Tiling tiling = chooseTiling(shape, requested, gpu);
       for (const std::string &why : unhonouredTilingRequests(shape, requested, tiling))
-        op.emitWarning(why);
+        emitWarning(op.getLoc(), why);
       std::string key = templateKey("nvvm", shape, tiling, chip);
 
       std::string stale;
@@ -119,7 +119,7 @@ struct SpconvCompileKernelsPass
           op.emitRemark("template cache hit: ") << key;
       } else {
         if (!stale.empty())
-          op.emitWarning("discarding template cache entry ")
+          emitWarning(op.getLoc(), "discarding template cache entry ")
               << cache.entryPath(key) << ": " << stale;
         // The template is shared by every conv of this shape, across files: it gets a
         // location of its own, never the first user's.
@@ -134,7 +134,7 @@ struct SpconvCompileKernelsPass
         if (reportCache)
           op.emitRemark("template cache miss: ") << key;
         if (std::optional<std::string> err = cache.store(key, *tmpl))
-          op.emitWarning("template cache: ") << *err;
+          emitWarning(op.getLoc(), "template cache: ") << *err;
       }
 
       std::string name = nextKernelName(symbols, nextIndex);

@@ -390,7 +390,7 @@ LogicalResult spconv::lowerConvsToGPU(ModuleOp module, const Tiling &requested,
     ConvShape shape = ConvShape::fromOp(op);
     Tiling tiling = chooseTiling(shape, requested, gpu);
     for (const std::string &why : unhonouredTilingRequests(shape, requested, tiling))
-      op.emitWarning(why);
+      emitWarning(op.getLoc(), why);
     std::string name = nextKernelName(symbols, nextIndex);
     gpu::GPUFuncOp func = unroll ? emitGPUKernel(shape, tiling, gpuModule, name, op.getLoc())
                                  : emitAffineGPUKernel(shape, tiling, gpuModule, name, op.getLoc());
