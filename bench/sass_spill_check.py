@@ -15,12 +15,17 @@ flow: ptxas spills before the reloads that follow, so a loop's reload of a slot 
 later in its body is the one shape this would report wrongly (none seen in spconv's code).
 
 usage: cuobjdump -sass X.cubin | bench/sass_spill_check.py [--name NAME] [--json OUT]
-       bench/sass_spill_check.py FILE.sass ...
-Exit status 1 when any reload is reported, 0 when none, 2 on bad input.
+       bench/sass_spill_check.py [--name NAME] [--json OUT] FILE.sass|FILE.cubin ...
+A FILE.cubin is disassembled here by `cuobjdump -sass`: $SPCONV_CUOBJDUMP, else the one on
+PATH (as spconv-translate finds it). --name names the report of a single input.
+Exit status 1 when any reload is reported, 0 when none, 2 on bad input or no cuobjdump.
 """
 import argparse
 import json
+import os
 import re
+import shutil
+import subprocess
 import sys
 
 FUNCTION = re.compile(r'^\s*Function : (\S+)')
@@ -75,17 +80,43 @@ def scan(lines):
     return reports
 
 
+def read_listing(path):
+    """The SASS text of a listing file, of a cubin (through cuobjdump), or of stdin (None)."""
+    if path is None:
+        return sys.stdin.read()
+    if not path.endswith('.cubin'):
+        with open(path, errors='replace') as f:
+            return f.read()
+    tool = os.environ.get('SPCONV_CUOBJDUMP') or shutil.which('cuobjdump')
+    if not tool or tool == 'none':
+        raise OSError(f'no cuobjdump to disassemble {path} (PATH or $SPCONV_CUOBJDUMP)')
+    # A large module's listing runs to gigabytes: keep only the lines the scan reads.
+    with subprocess.Popen([tool, '-sass', path], stdout=subprocess.PIPE, text=True,
+                          errors='replace') as proc:
+        kept = [line for line in proc.stdout if 'Function :' in line or 'STL' in line
+                or 'LDL' in line]
+    if proc.returncode:
+        raise subprocess.CalledProcessError(proc.returncode, [tool, '-sass', path])
+    return ''.join(kept)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('files', nargs='*', help='cuobjdump -sass listings (default: stdin)')
     ap.add_argument('--name', help='what the listing on stdin is, for the report')
     ap.add_argument('--json', help='append one JSON line {name, functions, reports} here')
     args = ap.parse_args()
-    sources = [(f, open(f, errors='replace')) for f in args.files] or \
-        [(args.name or '<stdin>', sys.stdin)]
+    if args.name and len(args.files) > 1:
+        ap.error('--name names a single input')
+    sources = [(args.name or f, f) for f in args.files] or [(args.name or '<stdin>', None)]
     found = 0
-    for name, stream in sources:
-        lines = stream.read().split('\n')
+    for name, path in sources:
+        try:
+            text = read_listing(path)
+        except (OSError, subprocess.CalledProcessError) as e:
+            print(f'{name}: {e}', file=sys.stderr)
+            return 2
+        lines = text.split('\n')
         functions = sum(1 for line in lines if FUNCTION.match(line))
         if functions == 0:
             print(f'{name}: no SASS functions in the input', file=sys.stderr)
