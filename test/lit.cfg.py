@@ -17,6 +17,8 @@ config.test_exec_root = os.path.join(config.spconv_obj_root, "test")
 config.environment["SPCONV_CACHE_DIR"] = "none"
 config.substitutions.append(("%spconv_src", config.spconv_src_root))
 config.substitutions.append(("%spconv_libs", config.spconv_lib_dir))
+# The built tools' folder, for bench/ scripts that take it as $SPCONV_BIN.
+config.substitutions.append(("%spconv_bin_dir", config.spconv_tools_dir))
 # Debian's Python, which has numpy and onnx (the ONNX import tests write their models with it).
 config.substitutions.append(("%python", "/usr/bin/python3"))
 
