@@ -11,8 +11,8 @@ usage: bench/sweep_spec.py --gen "SPCONV-GEN-CONV FLAGS" [--name NAME] [-o SPEC]
 
   block-k, tile-p and min-blocks-per-sm halved and doubled; threads-q 8, 16 and 32;
   split-c 1, 2 and 4; cp.async staging on or off; dynamic shared memory; 8 loads ahead;
-  SM affinity; and, in half precision, every other pairing the conv can take, alone and
-  with 16 threads along a row (the pair that took alexnet-conv1 at batch 1 from 0.0070 to
+  SM affinity; and, in half precision, every other pairing the conv can take, alone, with
+  cp.async (the pairings of whole words) and with 16 threads along a row (the pair that took alexnet-conv1 at batch 1 from 0.0070 to
   0.0039 ms, docs/tuning-log.md "Batch 1 without staging").
 
 Each candidate is resolved by `spconv-translate --spconv-to-launch-json` (no ptxas): one
@@ -98,6 +98,8 @@ def candidates(tiling, half, base_pairing, batch):
                 continue
             out.append((p, [], p))
             out.append((p + "-q16", ["--threads-q=16"], p))
+            if p in ("adjacent", "images"):  # whole words, which cp.async can copy
+                out.append((p + "-async", ["--async-staging=2"], p))
     return out
 
 
