@@ -210,7 +210,8 @@ findOrBuildTemplate(Conv2DOp op, const ConvShape &shape, const Tiling &tiling,
         ++times->cacheHits;
     } else {
       if (!stale.empty())
-        emitWarning(op.getLoc(), "discarding template cache entry ") << cache.entryPath(key) << ": " << stale;
+        emitWarning(op.getLoc(), "discarding template cache entry ")
+            << cache.entryPath(key) << ": " << stale;
       FailureOr<std::string> ptx = buildBlockTemplatePTX(ctx, shape, tiling, options, nvptxSeconds);
       if (failed(ptx)) {
         op.emitError("lowering the template to PTX failed");
