@@ -3,6 +3,8 @@
 
 usage: bench/sweep_spec.py --gen "SPCONV-GEN-CONV FLAGS" [--name NAME] [-o SPEC]
                            [--translate "SPCONV-TRANSLATE FLAGS"] [--max N]
+       bench/sweep_spec.py --net NETWORK [--batch N] [--dtype T] [--sparsity P]
+                           [--layers A:B] [-o SPEC] [--translate ...] [--max N]
 
 --gen names the conv as spconv-gen-conv does (`--layer vgg-conv3 --batch 1 --dtype f16`, or
 `--shape N,C,H,W,K,R,S --pad ... --stride ...`); --translate holds flags every case keeps
@@ -14,6 +16,10 @@ usage: bench/sweep_spec.py --gen "SPCONV-GEN-CONV FLAGS" [--name NAME] [-o SPEC]
   SM affinity; and, in half precision, every other pairing the conv can take, alone, with
   cp.async (the pairings of whole words) and with 16 threads along a row (the pair that took alexnet-conv1 at batch 1 from 0.0070 to
   0.0039 ms, docs/tuning-log.md "Batch 1 without staging").
+
+--net sweeps every distinct conv shape of a bench/networks.py network (the first layer of
+each shape names its cases, e.g. layer1_0_conv2-q16): the shapes a tuning table keys on,
+with spconv-gen-conv's random weights at the network's sparsity.
 
 Each candidate is resolved by `spconv-translate --spconv-to-launch-json` (no ptxas): one
 that the compiler refuses, or that resolves to the pairing and tiling of the base or of an
@@ -58,6 +64,7 @@ def resolve(conv_dir, translate_flags):
 
 
 def generate(gen_flags, out_dir):
+    os.makedirs(os.path.dirname(out_dir), exist_ok=True)
     r = run([os.path.join(BIN, "spconv-gen-conv")] + gen_flags + ["--seed", "1", "-o", out_dir])
     if r.returncode != 0:
         sys.exit("sweep_spec.py: spconv-gen-conv %s failed: %s" % (" ".join(gen_flags),
@@ -103,60 +110,101 @@ def candidates(tiling, half, base_pairing, batch):
     return out
 
 
+def sweep(gen_text, name, keep, limit, tmp, messages):
+    """The spec lines of one conv's sweep: its base, then each distinct variant."""
+    gen = shlex.split(gen_text)
+    base_dir = os.path.join(tmp, name, "base")
+    generate(gen, base_dir)
+    base, why = resolve(base_dir, keep)
+    if base is None:
+        sys.exit("sweep_spec.py: %s: the base does not compile: %s" % (name, why))
+    pairing, tiling = base
+    half = pairing not in ("none", "")
+    batch = int(gen[gen.index("--batch") + 1]) if "--batch" in gen else (
+        int(gen[gen.index("--shape") + 1].split(",")[0]) if "--shape" in gen else 1)
+    seen = {json.dumps(base, sort_keys=True): "base"}
+    lines = ["%s-base|%s|%s" % (name, gen_text, " ".join(keep))]
+    pairing_dirs = {}
+    for suffix, flags, pair in candidates(tiling, half, pairing, batch):
+        if limit and len(lines) - 1 >= limit:
+            break
+        conv_dir, gen_line = base_dir, gen_text
+        if pair:
+            gen_line = "%s --pairing %s" % (gen_text, pair)
+            if pair not in pairing_dirs:
+                pairing_dirs[pair] = os.path.join(tmp, name, pair)
+                generate(gen + ["--pairing", pair], pairing_dirs[pair])
+            conv_dir = pairing_dirs[pair]
+        resolved, why = resolve(conv_dir, keep + flags)
+        case = "%s-%s" % (name, suffix)
+        if resolved is None:
+            messages.append("%s left out: %s" % (case, why))
+            continue
+        key = json.dumps(resolved, sort_keys=True)
+        if key in seen:
+            messages.append("%s left out: the same kernel as %s" % (case, seen[key]))
+            continue
+        seen[key] = suffix
+        lines.append("%s|%s|%s" % (case, gen_line, " ".join(keep + flags)))
+    return lines
+
+
+def network_convs(args):
+    """(name, spconv-gen-conv flags) of each distinct conv shape of --net, in order."""
+    # bench/networks.py knows the networks' conv shapes; it needs numpy, which --gen does not.
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import networks
+    if args.net not in networks.NETWORKS:
+        sys.exit("sweep_spec.py: no network %s (bench/networks.py has %s)" % (
+            args.net, ", ".join(sorted(networks.NETWORKS))))
+    layers, _ = networks.network(args.net)
+    if args.layers:
+        layers = [layers[i] for i in networks.parse_slice(args.layers, len(layers))]
+    out, shapes = [], set()
+    for l in layers:
+        flags = "--shape %d,%d,%d,%d,%d,%d,%d --stride %d,%d --pad %d,%d,%d,%d" % (
+            (args.batch, l.c, l.h, l.w, l.k, l.r, l.s, l.sh, l.sw) + tuple(l.pad))
+        if l.groups != 1:
+            flags += " --groups %d" % l.groups
+        flags += " --dtype %s --sparsity %g" % (args.dtype, args.sparsity)
+        if flags not in shapes:
+            shapes.add(flags)
+            out.append((l.func, flags))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--gen", required=True, help="spconv-gen-conv flags of the conv")
-    ap.add_argument("--name", default="case", help="case name prefix (default: case)")
+    which = ap.add_mutually_exclusive_group(required=True)
+    which.add_argument("--gen", help="spconv-gen-conv flags of the conv")
+    which.add_argument("--net", help="every distinct conv of a bench/networks.py network "
+                       "(resnet50, vgg16, mobilenetv2, ...)")
+    ap.add_argument("--name", default="case", help="case name prefix with --gen (default: case)")
+    ap.add_argument("--batch", type=int, default=1, help="--net: batch (default 1)")
+    ap.add_argument("--dtype", default="f16", help="--net: f32, f16 or bf16 (default f16)")
+    ap.add_argument("--sparsity", type=float, default=0.9, help="--net: default 0.9")
+    ap.add_argument("--layers", help="--net: a slice A:B of its layers")
     ap.add_argument("--translate", default="", help="spconv-translate flags every case keeps")
-    ap.add_argument("--max", type=int, default=0, help="keep at most N variants (0: all)")
+    ap.add_argument("--max", type=int, default=0, help="at most N variants a conv (0: all)")
     ap.add_argument("-o", "--out", help="the spec (default: stdout)")
     args = ap.parse_args()
-    gen = shlex.split(args.gen)
-    if "--pairing" in gen:
+    if args.gen is not None and "--pairing" in shlex.split(args.gen):
         sys.exit("sweep_spec.py: leave --pairing out of --gen; the sweep tries each pairing")
+    convs = [(args.name, args.gen)] if args.gen is not None else network_convs(args)
     keep = shlex.split(args.translate)
 
+    text = []
     with tempfile.TemporaryDirectory(prefix="sweep-spec-") as tmp:
-        base_dir = os.path.join(tmp, "base")
-        generate(gen, base_dir)
-        base, why = resolve(base_dir, keep)
-        if base is None:
-            sys.exit("sweep_spec.py: the base does not compile: %s" % why)
-        pairing, tiling = base
-        half = pairing not in ("none", "")
-        batch = int(gen[gen.index("--batch") + 1]) if "--batch" in gen else (
-            int(gen[gen.index("--shape") + 1].split(",")[0]) if "--shape" in gen else 1)
-        seen = {json.dumps(base, sort_keys=True): "base"}
-        lines = ["%s-base|%s|%s" % (args.name, args.gen, args.translate)]
-        pairing_dirs = {}
-        for suffix, flags, pair in candidates(tiling, half, pairing, batch):
-            if args.max and len(lines) - 1 >= args.max:
-                break
-            conv_dir = base_dir
-            gen_line = args.gen
-            if pair:
-                gen_line = "%s --pairing %s" % (args.gen, pair)
-                if pair not in pairing_dirs:
-                    pairing_dirs[pair] = os.path.join(tmp, pair)
-                    generate(gen + ["--pairing", pair], pairing_dirs[pair])
-                conv_dir = pairing_dirs[pair]
-            resolved, why = resolve(conv_dir, keep + flags)
-            name = "%s-%s" % (args.name, suffix)
-            if resolved is None:
-                print("sweep_spec.py: %s left out: %s" % (name, why), file=sys.stderr)
-                continue
-            key = json.dumps(resolved, sort_keys=True)
-            if key in seen:
-                print("sweep_spec.py: %s left out: the same kernel as %s" % (name, seen[key]),
-                      file=sys.stderr)
-                continue
-            seen[key] = suffix
-            lines.append("%s|%s|%s" % (name, gen_line, " ".join(keep + flags)))
-
-    header = ["# bench/sweep_spec.py --gen %s%s: one change a line from %s-base" % (
-        shlex.quote(args.gen), " --translate %s" % shlex.quote(args.translate)
-        if args.translate else "", args.name)]
-    text = "\n".join(header + lines) + "\n"
+        for name, gen_text in convs:
+            messages = []
+            lines = sweep(gen_text, name, keep, args.max, tmp, messages)
+            for m in messages:
+                print("sweep_spec.py: " + m, file=sys.stderr)
+            text.append("# bench/sweep_spec.py --gen %s%s: one change a line from %s-base" % (
+                shlex.quote(gen_text), " --translate %s" % shlex.quote(args.translate)
+                if args.translate else "", name))
+            text += lines
+    text = "\n".join(text) + "\n"
     if args.out:
         with open(args.out, "w") as f:
             f.write(text)
