@@ -5,6 +5,7 @@ usage: bench/sweep_spec.py --gen "SPCONV-GEN-CONV FLAGS" [--name NAME] [-o SPEC]
                            [--translate "SPCONV-TRANSLATE FLAGS"] [--max N]
        bench/sweep_spec.py --net NETWORK [--batch N] [--dtype T] [--sparsity P]
                            [--layers A:B] [-o SPEC] [--translate ...] [--max N]
+       bench/sweep_spec.py --net NETWORK ... --coverage
 
 --gen names the conv as spconv-gen-conv does (`--layer vgg-conv3 --batch 1 --dtype f16`, or
 `--shape N,C,H,W,K,R,S --pad ... --stride ...`); --translate holds flags every case keeps
@@ -18,8 +19,11 @@ usage: bench/sweep_spec.py --gen "SPCONV-GEN-CONV FLAGS" [--name NAME] [-o SPEC]
   0.0039 ms, docs/tuning-log.md "Batch 1 without staging").
 
 --net sweeps every distinct conv shape of a bench/networks.py network (the first layer of
-each shape names its cases, e.g. layer1_0_conv2-q16): the shapes a tuning table keys on,
-with spconv-gen-conv's random weights at the network's sparsity.
+each shape names its cases, e.g. layer1_0_conv2-q16), or of `paper10` (spconv-gen-conv's
+ten layers): the shapes a tuning table keys on, with spconv-gen-conv's random weights at
+the network's sparsity. --coverage sweeps nothing: it prints one line per distinct conv,
+the tuning-table entry its tiling comes from or "heuristic", so that an untuned conv
+shows before anyone times it.
 
 Each candidate is resolved by `spconv-translate --spconv-to-launch-json` (no ptxas): one
 that the compiler refuses, or that resolves to the pairing and tiling of the base or of an
@@ -50,9 +54,9 @@ def run(args):
     return subprocess.run(args, capture_output=True, text=True)
 
 
-def resolve(conv_dir, translate_flags):
+def resolve(conv_dir, translate_flags, kernel_out=None):
     """(pairing, tiling) spconv-translate chooses for the conv with these flags, or the
-    first line of its complaint."""
+    first line of its complaint. `kernel_out` (a dict) receives the sidecar's kernel."""
     r = run([os.path.join(BIN, "spconv-translate"), "--spconv-to-launch-json", "--cache-dir=none",
              os.path.join(conv_dir, "conv.mlir")] + translate_flags)
     if r.returncode != 0:
@@ -60,6 +64,8 @@ def resolve(conv_dir, translate_flags):
             r.stderr.splitlines()
         return None, (lines[0] if lines else "exit %d" % r.returncode)
     kernel = json.loads(r.stdout)["kernels"][0]
+    if kernel_out is not None:
+        kernel_out.update(kernel)
     return (kernel.get("numerics", {}).get("pairing", "none"), kernel["tiling"]), None
 
 
@@ -149,8 +155,19 @@ def sweep(gen_text, name, keep, limit, tmp, messages):
     return lines
 
 
+PAPER10 = ("lenet-conv1", "lenet-conv2", "alexnet-conv1", "alexnet-conv2", "vgg-conv1",
+           "vgg-conv2", "vgg-conv3", "resnet-conv1", "resnet-conv2", "googlenet-1x1")
+
+
 def network_convs(args):
     """(name, spconv-gen-conv flags) of each distinct conv shape of --net, in order."""
+    if args.net == "paper10":
+        names = PAPER10
+        if args.layers:
+            a, _, b = args.layers.partition(":")
+            names = PAPER10[slice(int(a) if a else None, int(b) if b else None)]
+        return [(l, "--layer %s --batch %d --dtype %s --sparsity %g" % (
+            l, args.batch, args.dtype, args.sparsity)) for l in names]
     # bench/networks.py knows the networks' conv shapes; it needs numpy, which --gen does not.
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import networks
@@ -173,12 +190,30 @@ def network_convs(args):
     return out
 
 
+def coverage(convs, keep, tmp):
+    """One line per conv: where its tiling comes from, its pairing, grid and block."""
+    out = []
+    for name, gen_text in convs:
+        conv_dir = os.path.join(tmp, name, "base")
+        generate(shlex.split(gen_text), conv_dir)
+        kernel = {}
+        base, why = resolve(conv_dir, keep, kernel)
+        if base is None:
+            out.append("%-24s does not compile: %s" % (name, why))
+            continue
+        source = kernel.get("tuned_by")
+        out.append("%-24s %-9s grid %-14s block %-5s %s" % (
+            name, base[0], "x".join(map(str, kernel["grid"])), kernel["block"][0],
+            "table: " + source.split(" ")[0] if source else "heuristic"))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     which = ap.add_mutually_exclusive_group(required=True)
     which.add_argument("--gen", help="spconv-gen-conv flags of the conv")
     which.add_argument("--net", help="every distinct conv of a bench/networks.py network "
-                       "(resnet50, vgg16, mobilenetv2, ...)")
+                       "(resnet50, vgg16, mobilenetv2, ...) or of paper10")
     ap.add_argument("--name", default="case", help="case name prefix with --gen (default: case)")
     ap.add_argument("--batch", type=int, default=1, help="--net: batch (default 1)")
     ap.add_argument("--dtype", default="f16", help="--net: f32, f16 or bf16 (default f16)")
@@ -186,6 +221,8 @@ def main():
     ap.add_argument("--layers", help="--net: a slice A:B of its layers")
     ap.add_argument("--translate", default="", help="spconv-translate flags every case keeps")
     ap.add_argument("--max", type=int, default=0, help="at most N variants a conv (0: all)")
+    ap.add_argument("--coverage", action="store_true",
+                    help="list each conv's tiling source (table entry or heuristic) instead")
     ap.add_argument("-o", "--out", help="the spec (default: stdout)")
     args = ap.parse_args()
     if args.gen is not None and "--pairing" in shlex.split(args.gen):
@@ -195,6 +232,9 @@ def main():
 
     text = []
     with tempfile.TemporaryDirectory(prefix="sweep-spec-") as tmp:
+        if args.coverage:
+            text = coverage(convs, keep, tmp)
+            convs = []
         for name, gen_text in convs:
             messages = []
             lines = sweep(gen_text, name, keep, args.max, tmp, messages)
