@@ -13,7 +13,8 @@ usage: bench/sweep_spec.py --gen "SPCONV-GEN-CONV FLAGS" [--name NAME] [-o SPEC]
 (the heuristic, or $SPCONV_TUNING_TABLE's entry). Each other line changes one thing from it:
 
   block-k, tile-p and min-blocks-per-sm halved and doubled; threads-q 8, 16 and 32;
-  split-c 1, 2 and 4; cp.async staging on or off; dynamic shared memory; 8 loads ahead;
+  split-c 1, 2 and 4; cp.async staging on or off; double-buffered cp.async staging (a
+  chunk loop); dynamic shared memory; 8 loads ahead;
   SM affinity; and, in half precision, every other pairing the conv can take, alone, with
   cp.async (the pairings of whole words) and with 16 threads along a row (the pair that took alexnet-conv1 at batch 1 from 0.0070 to
   0.0039 ms, docs/tuning-log.md "Batch 1 without staging").
@@ -99,6 +100,10 @@ def candidates(tiling, half, base_pairing, batch):
     halve_double("min-blocks-per-sm", "min_blocks_per_sm", "mb")
     out.append(("async", ["--async-staging=2"], None) if not t["async_staging"]
                else ("regs", ["--async-staging=1"], None))
+    if not t["chunk_loop"]:
+        # Double-buffered staging: chunk j + 1 copied by cp.async while chunk j's FMAs run
+        # (a chunk loop, KernelGeometry::stagingBuffers 2); the two flags only act together.
+        out.append(("db", ["--chunk-loop=2", "--async-staging=2"], None))
     if not t.get("dynamic_shared"):
         out.append(("dyn", ["--dynamic-shared=2"], None))
     if not t.get("load_ahead"):

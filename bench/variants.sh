@@ -68,19 +68,22 @@ run() {
     fi
   done
   python3 - "$out" "$result" <<'PY'
-import glob, json, os, sys
+import glob, json, os, re, sys
 out, result = sys.argv[1], sys.argv[2]
 cases = {}
-for path in sorted(glob.glob(os.path.join(out, "*.r[12].json"))):
-    name, rep = os.path.basename(path)[:-len(".rN.json")], path[-6]
-    r = json.load(open(path))
-    cases.setdefault(name, {})["run" + rep] = r
+# Every repetition (VARIANTS_REPS may exceed 9), in the order they ran.
+for path in glob.glob(os.path.join(out, "*.r*.json")):
+    m = re.fullmatch(r"(.+)\.r([0-9]+)\.json", os.path.basename(path))
+    if m:
+        cases.setdefault(m.group(1), {})[int(m.group(2))] = json.load(open(path))
+cases = {name: {"run%d" % rep: runs[rep] for rep in sorted(runs)}
+         for name, runs in sorted(cases.items())}
 for name, runs in cases.items():
     ms = [runs[k]["contenders"]["spconv"]["time_ms"] if "contenders" in runs[k] else None
-          for k in sorted(runs)]
-    r = runs[sorted(runs)[0]]
+          for k in runs]
+    r = runs[next(iter(runs))]
     cold = [runs[k]["contenders"]["spconv"].get("time_ms_cold_l2") if "contenders" in runs[k]
-            else None for k in sorted(runs)]
+            else None for k in runs]
     print("%-28s status=%s err=%s tiling=%s block=%s grid=%s regs=%s spconv_ms=%s cudnn_fp32_ms=%s%s" % (
         name, r.get("status"), r.get("max_rel_err"), r.get("tiling"), r.get("block"), r.get("grid"),
         r.get("kernel_attributes", {}).get("registers"), ms,
