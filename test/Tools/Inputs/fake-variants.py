@@ -2,7 +2,8 @@
 times, so that bench/tuning_table.py can be tested without a GPU.
 
 usage: fake-variants.py OUT.json DEVICE NAME=SIDECAR.json:MS[@COLD_MS][:STATUS] ...
-(COLD_MS: the time from a cold L2, spconv-bench --cold-l2's time_ms_cold_l2.)
+(COLD_MS: the time from a cold L2, spconv-bench --cold-l2's time_ms_cold_l2.) Two
+repetitions, MS and MS * 1.01; MS may instead list every repetition's time, MS1/MS2/...
 """
 import json
 import sys
@@ -22,7 +23,8 @@ for case in cases:
     name, rest = case.split("=", 1)
     parts = rest.split(":")
     sidecar, times = parts[0], parts[1].split("@")
-    ms = float(times[0])
+    reps = [float(t) for t in times[0].split("/")]
+    ms = reps[0]
     cold = float(times[1]) if len(times) > 1 else None
     status = parts[2] if len(parts) > 2 else "ok"
     k = json.load(open(sidecar))["kernels"][0]
@@ -35,6 +37,8 @@ for case in cases:
     if "numerics" in k:
         r["dtype"] = k["numerics"]["dtype"]
         r["numerics"] = k["numerics"]
-    result[name] = {"run1": r, "run2": dict(r, contenders={
-        "spconv": timing(ms * 1.01, cold and cold * 1.01)})}
+    if len(reps) == 1:
+        reps.append(ms * 1.01)
+    result[name] = {"run%d" % (i + 1): dict(r, contenders={
+        "spconv": timing(t, cold and cold * t / ms)}) for i, t in enumerate(reps)}
 json.dump(result, open(out, "w"))
