@@ -42,18 +42,31 @@ descent, then runs the model with the decisions and, where a layer's input arriv
 another layout than the model assumed, takes what it saw (and drops its producer) and
 decides again. Last, on CUDA, the whole model is timed from a CUDA graph with the decision,
 with the NCHW-only one (a kernel wherever it wins by the margin, else the original modules:
-the policy before layouts) and with every layer kept (channels-last cuDNN, no kernel), each
-END_TO_END_ROUNDS times in alternating order, the mean kept. The
-faster of the first two is kept if it beats the third by policy.END_TO_END_MIN_SPEEDUP (or
-`min_speedup` where lower), else the third: the model is an estimate, and kernels must pay
-for their place end to end too. That margin is smaller than a layer's: it allows for timing
-noise only, since what it times is the model itself.
+the policy before layouts), with the descent's decisions at STRICTER_MARGINS times
+`min_speedup` ("layouts_x2" and so on, where they differ from the others), and with every
+layer kept (channels-last cuDNN, no kernel), each END_TO_END_ROUNDS times in alternating
+order, the mean kept. The fastest candidate with kernels is kept if it beats every layer
+kept by policy.END_TO_END_MIN_SPEEDUP (or `min_speedup` where lower), else every layer is
+kept: the model is an estimate, and kernels must pay for their place end to end too. That
+margin is smaller than a layer's: it allows for timing noise only, since what it times is
+the model itself.
+
+Why the stricter candidates: each layer is timed alone, from warm replays that find the
+kernel's code in L2. Inside a network the layers between two runs of a layer evict it, and a
+sparse kernel's code is its weights: at batch 1 on an H200, ResNet-50's sparse kernels ran
+1.45x their time alone inside the forward (up to 2.2x on layer1's 3x3s), where cuDNN's ran
+at theirs (bench/results/2026-11-28-b1-e2e, in_network.py). Kernels that win alone by less
+than that lose in the network, and with them a plan whose few large wins (the stem) would
+have paid. A stricter margin keeps only the large wins; the end-to-end timing decides.
 """
 import torch
 
 from .policy import END_TO_END_MIN_SPEEDUP
 
 END_TO_END_ROUNDS = 2  # each candidate timed this many times end to end (even: see decide)
+# the descent again at these multiples of min_speedup, each a candidate timed end to end
+# (module docstring: a kernel inside the network runs up to ~2x its time alone)
+STRICTER_MARGINS = (1.5, 2.0, 3.0)
 
 NCHW, CHANNELS_LAST, ANY = "nchw", "channels_last", "any"
 IMAGE_PAIRS = "image_pairs"
@@ -385,8 +398,12 @@ def decide(model, args, rows, min_speedup, timer=None):
               "sweeps": sweeps, "junctions": [list(j) for j in junctions],
               "modelled_ms": total(plain, producers, observed, decision, junctions)}
     if timer is not None and TORCH_CL in decision.values():
-        candidates = {"layouts": decision, "nchw_only": nchw_only(rows, min_speedup),
-                      "all_kept": all_kept(rows)}
+        candidates = {"layouts": decision, "nchw_only": nchw_only(rows, min_speedup)}
+        for factor in STRICTER_MARGINS:
+            stricter, _ = choose(rows, producers, observed, min_speedup * factor, junctions)
+            if stricter not in candidates.values() and stricter != all_kept(rows):
+                candidates["layouts_x%g" % factor] = stricter
+        candidates["all_kept"] = all_kept(rows)
         # timed in rounds, each in the reverse order of the last, and averaged: a drift of
         # the GPU's speed over the timings (linear, over an even number of rounds) then
         # favours no candidate, as it would the first or last timed
@@ -400,7 +417,7 @@ def decide(model, args, rows, min_speedup, timer=None):
         # kernels must pay for their place end to end too: the faster decision with kernels
         # only if it beats keeping every layer by more than the noise of this timing
         margin = min(min_speedup, END_TO_END_MIN_SPEEDUP)
-        best = min(("layouts", "nchw_only"), key=times.get)
+        best = min((name for name in candidates if name != "all_kept"), key=times.get)
         if times[best] * margin > times["all_kept"]:
             best = "all_kept"
         decision = candidates[best]
