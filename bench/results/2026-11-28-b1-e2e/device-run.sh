@@ -1,0 +1,54 @@
+#!/bin/bash
+# ResNet-50 FP16 at batch 1 with the 65-entry table, and alexnet-conv2's per-process level,
+# on the device: STEP...
+#   smid       smid_probe.py in 8 processes on alexnet-conv2 b1, 2 on resnet-conv2 (carry
+#              .sol/p10b1-t58/{alexnet,resnet}-conv2-n1-p0.9)
+#   default    ResNet-50 FP16 b1 (NCHW kernels), the measured policy, with PyTorch FP16
+#              channels-last and Inductor in the same process
+#   all        the same with every conv compiled (--policy all)
+#   in-network in_network.py: each sparse kernel inside the all-compiled forward against the
+#              default step's isolated time of it
+#   in-network-cudnn  the same for PyTorch FP16 channels-last's conv kernels, against call1's
+#              default step's isolated times (call1/resnet50-b1-default.json)
+#   cold       spconv-bench --cold-l2 on paper10's resnet-conv1 and resnet-conv2 at batch 1
+#              (ResNet-50's layer1.x.conv2 and layer2.x.conv2 shapes; carry build/bin/spconv-bench
+#              and .sol/p10b1-t58/resnet-conv{1,2}-n1-p0.9), three processes each
+# Kernel cache carried: .cache/carry-nchw-b1 (README.md). IMMCONV_COMMIT names the tree.
+set -u
+D=$(dirname "$0")
+source bench/device_env.sh  # python/ installed, $LOG begun with the card, cache
+A="--phase run --sparsity 0.9 --input-scale 0.1 --batch 1 --dtype f16 --layout nchw --net resnet50"
+for step in "$@"; do
+  echo "== $step $(date -u +%T)" >> "$LOG"
+  case $step in
+    smid)
+      for i in 1 2 3 4 5 6 7 8; do
+        timeout 60 python3 "$D/smid_probe.py" .sol/p10b1-t58/alexnet-conv2-n1-p0.9 "$OUT/smid-a2-$i.json" >> "$LOG" 2>&1
+      done
+      for i in 1 2; do
+        timeout 60 python3 "$D/smid_probe.py" .sol/p10b1-t58/resnet-conv2-n1-p0.9 "$OUT/smid-r2-$i.json" >> "$LOG" 2>&1
+      done ;;
+    default) timeout 300 python3 bench/torch_backend.py $A --policy default --inductor \
+               --cache "$(cache nchw-b1)" --out "$OUT/resnet50-b1-default.json" 2>&1 \
+               | grep -v "^pytorch_fp32\|ChromiumEventLogger" >> "$LOG" ;;
+    all) timeout 300 python3 bench/torch_backend.py $A --policy all \
+           --cache "$(cache nchw-b1)" --out "$OUT/resnet50-b1-all.json" 2>&1 \
+           | grep -v "^pytorch_fp32\|ChromiumEventLogger" >> "$LOG" ;;
+    in-network) timeout 300 python3 "$D/in_network.py" "$(cache nchw-b1)" \
+                  "$OUT/resnet50-b1-default.json" "$OUT/in-network.json" >> "$LOG" 2>&1 ;;
+    cold)
+      for L in resnet-conv1 resnet-conv2; do
+        C=.sol/p10b1-t58/$L-n1-p0.9
+        for i in 1 2 3; do
+          timeout 120 build/bin/spconv-bench --launch $C/kernels.json --module $C/kernels.cubin \
+            --weights $C/weights.bin --no-cusparse --no-tf32 --cold-l2 --out "$OUT/cold-$L-$i.json" \
+            > /dev/null 2>> "$LOG"
+          python3 -c "import json,sys; d=json.load(open(sys.argv[1])); c=d['contenders']; print(sys.argv[2], {k: (round(v.get('time_ms',0)*1e3,2), round(v.get('time_ms_cold_l2',0)*1e3,2)) for k,v in c.items() if isinstance(v,dict)})" "$OUT/cold-$L-$i.json" "$L" >> "$LOG" 2>&1
+        done
+      done ;;
+    in-network-cudnn) timeout 300 python3 "$D/in_network.py" "$(cache nchw-b1)" \
+                  "$D/call1/resnet50-b1-default.json" "$OUT/in-network-cudnn.json" --cudnn >> "$LOG" 2>&1 ;;
+  esac
+  echo "rc=$? $(date -u +%T)" >> "$LOG"
+done
+cat "$LOG"
