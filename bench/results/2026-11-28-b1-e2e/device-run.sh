@@ -13,6 +13,10 @@
 #   cold       spconv-bench --cold-l2 on paper10's resnet-conv1 and resnet-conv2 at batch 1
 #              (ResNet-50's layer1.x.conv2 and layer2.x.conv2 shapes; carry build/bin/spconv-bench
 #              and .sol/p10b1-t58/resnet-conv{1,2}-n1-p0.9), three processes each
+#   prefetch   code_prefetch.py on paper10's batch-1 kernels that are not SM-affine (carry
+#              .sol/p10b1-t58/*), two processes each
+#   b64        ResNet-50 FP16 b64 in image pairs, the measured policy, with Inductor (carry
+#              .cache/carry-ip): that the stricter plans leave batch 64 as it was
 # Kernel cache carried: .cache/carry-nchw-b1 (README.md). IMMCONV_COMMIT names the tree.
 set -u
 D=$(dirname "$0")
@@ -44,6 +48,16 @@ for step in "$@"; do
             --weights $C/weights.bin --no-cusparse --no-tf32 --cold-l2 --out "$OUT/cold-$L-$i.json" \
             > /dev/null 2>> "$LOG"
           python3 -c "import json,sys; d=json.load(open(sys.argv[1])); c=d['contenders']; print(sys.argv[2], {k: (round(v.get('time_ms',0)*1e3,2), round(v.get('time_ms_cold_l2',0)*1e3,2)) for k,v in c.items() if isinstance(v,dict)})" "$OUT/cold-$L-$i.json" "$L" >> "$LOG" 2>&1
+        done
+      done ;;
+    b64) timeout 400 python3 bench/torch_backend.py --phase run --sparsity 0.9 --input-scale 0.1 \
+           --batch 64 --dtype f16 --layout image_pairs --net resnet50 --policy default --inductor \
+           --cache "$(cache ip)" --out "$OUT/resnet50-b64-default.json" 2>&1 \
+           | grep -v "^pytorch_fp32\|ChromiumEventLogger" >> "$LOG" ;;
+    prefetch)
+      for L in resnet-conv1 resnet-conv2 alexnet-conv2 vgg-conv2 alexnet-conv1 googlenet-1x1 vgg-conv1; do
+        for i in 1 2; do
+          timeout 60 python3 "$D/code_prefetch.py" .sol/p10b1-t58/$L-n1-p0.9 "$OUT/prefetch-$L-$i.json" >> "$LOG" 2>&1
         done
       done ;;
     in-network-cudnn) timeout 300 python3 "$D/in_network.py" "$(cache nchw-b1)" \
