@@ -25,9 +25,11 @@ clocks) would otherwise hand an entry to a variant no faster than its own best r
 layer2.0.downsample's 1.12x was 1.05x against its base's faster run
 (bench/results/2026-11-28-batch1-rounds). Holding the status quo at its best is the
 conservative side: an entry costs a compile of its own and a kernel nobody reviewed by hand.
-median is the rule the tables of 2026-11-28 and before were made with. An entry matches convs within --nnz-tolerance of the measured nonzero
-count. --merge keeps OLD.json's entries for convs not measured here: an old entry goes where a
-case or a new entry here has its conv and pairing, and where a new choose_pairing entry has
+median is the rule the tables of 2026-11-28 and before were made with.
+
+An entry matches convs within --nnz-tolerance of the measured nonzero count. --merge keeps
+OLD.json's entries for convs not measured here: an old entry goes where a case or a new
+entry here has its conv and pairing, and where a new choose_pairing entry has
 its conv (whatever the pairing: the new one decides that conv's pairing); a new entry that
 replaces a choose_pairing entry of its own pairing stays choose_pairing (its base, compiled
 with OLD.json, ran the pairing that entry chose, not the heuristic's); but where the

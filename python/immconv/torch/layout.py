@@ -54,8 +54,9 @@ the model itself.
 Why the stricter candidates: each layer is timed alone, from warm replays that find the
 kernel's code in L2. Inside a network the layers between two runs of a layer evict it, and a
 sparse kernel's code is its weights: at batch 1 on an H200, ResNet-50's sparse kernels ran
-1.45x their time alone inside the forward (up to 2.2x on layer1's 3x3s), where cuDNN's ran
-at theirs (bench/results/2026-11-28-b1-e2e, in_network.py). Kernels that win alone by less
+1.45x their time alone inside the forward (up to 2.2x on layer1's 3x3s), while cuDNN's,
+whose code is small and whose weights are read as data, ran about as fast as alone
+(bench/results/2026-11-28-b1-e2e, in_network.py). Kernels that win alone by less
 than that lose in the network, and with them a plan whose few large wins (the stem) would
 have paid. A stricter margin keeps only the large wins; the end-to-end timing decides.
 """
