@@ -17,6 +17,12 @@
 #              .sol/p10b1-t58/*), two processes each
 #   b64        ResNet-50 FP16 b64 in image pairs, the measured policy, with Inductor (carry
 #              .cache/carry-ip): that the stricter plans leave batch 64 as it was
+#   mbv2, vgg  MobileNetV2 / VGG-16 FP16 b64 in image pairs, the measured policy, with Inductor
+#              (carry .cache/carry-ip-mbv2, .cache/carry-ip-vgg16)
+#   code-in-l2 code_in_l2.py on paper10's batch-1 kernels that are not SM-affine, vgg-conv3's
+#              as the evictor (carry .sol/p10b1-t58/*), two processes each
+#   in-network-b64  in_network.py at batch 64 in image pairs against call4's b64 default run
+#              (call4/resnet50-b64-default.json; carry .cache/carry-ip)
 # Kernel cache carried: .cache/carry-nchw-b1 (README.md). IMMCONV_COMMIT names the tree.
 set -u
 D=$(dirname "$0")
@@ -54,12 +60,27 @@ for step in "$@"; do
            --batch 64 --dtype f16 --layout image_pairs --net resnet50 --policy default --inductor \
            --cache "$(cache ip)" --out "$OUT/resnet50-b64-default.json" 2>&1 \
            | grep -v "^pytorch_fp32\|ChromiumEventLogger" >> "$LOG" ;;
+    mbv2|vgg) net=mobilenetv2; c=ip-mbv2; [ "$step" = vgg ] && { net=vgg16; c=ip-vgg16; }
+      timeout 400 python3 bench/torch_backend.py --phase run --sparsity 0.9 --input-scale 0.1 \
+        --batch 64 --dtype f16 --layout image_pairs --net $net --policy default --inductor \
+        --cache "$(cache $c)" --out "$OUT/$net-b64-default.json" 2>&1 \
+        | grep -v "^pytorch_fp32\|ChromiumEventLogger" >> "$LOG" ;;
+    code-in-l2)
+      for L in resnet-conv1 resnet-conv2 alexnet-conv2 vgg-conv2 alexnet-conv1 googlenet-1x1 vgg-conv1; do
+        for i in 1 2; do
+          timeout 60 python3 "$D/code_in_l2.py" .sol/p10b1-t58/$L-n1-p0.9 .sol/p10b1-t58/vgg-conv3-n1-p0.9 \
+            "$OUT/code-in-l2-$L-$i.json" >> "$LOG" 2>&1
+        done
+      done ;;
     prefetch)
       for L in resnet-conv1 resnet-conv2 alexnet-conv2 vgg-conv2 alexnet-conv1 googlenet-1x1 vgg-conv1; do
         for i in 1 2; do
           timeout 60 python3 "$D/code_prefetch.py" .sol/p10b1-t58/$L-n1-p0.9 "$OUT/prefetch-$L-$i.json" >> "$LOG" 2>&1
         done
       done ;;
+    in-network-b64) timeout 300 python3 "$D/in_network.py" "$(cache ip)" \
+                  "$D/call4/resnet50-b64-default.json" "$OUT/in-network-b64.json" --batch 64 \
+                  --layout image_pairs >> "$LOG" 2>&1 ;;
     in-network-cudnn) timeout 300 python3 "$D/in_network.py" "$(cache nchw-b1)" \
                   "$D/call1/resnet50-b1-default.json" "$OUT/in-network-cudnn.json" --cudnn >> "$LOG" 2>&1 ;;
   esac

@@ -6,7 +6,9 @@ names), against the same kernel timed alone by the policy (`--policy default`'s 
 (cudnn.benchmark): each conv's kernels inside the plain `.half()` model's forward (a
 record_function range around each Conv2d, summed over the kernels it launched) against the
 policy's `cudnn_fp16_channels_last` time of that conv alone. Device.
-usage: in_network.py CACHE POLICY.json OUT.json [--cudnn]"""
+usage: in_network.py CACHE POLICY.json OUT.json [--cudnn] [--batch N] [--layout L]
+(batch 1 and nchw unless said; POLICY.json from a --policy default run of that batch and
+layout)"""
 import json
 import os
 import sys
@@ -20,9 +22,12 @@ import torch_backend  # noqa: E402
 import immconv.torch as it  # noqa: E402
 
 cache, policy_json, out = sys.argv[1:4]
-CUDNN = "--cudnn" in sys.argv[4:]
-ns = type("A", (), dict(net="resnet50", batch=1, sparsity=0.9, seed=1, dtype="f16",
-                        accumulate="half", input_scale=0.1, layout="nchw", compiler_arg=None,
+rest = sys.argv[4:]
+CUDNN = "--cudnn" in rest
+BATCH = int(rest[rest.index("--batch") + 1]) if "--batch" in rest else 1
+LAYOUT = rest[rest.index("--layout") + 1] if "--layout" in rest else "nchw"
+ns = type("A", (), dict(net="resnet50", batch=BATCH, sparsity=0.9, seed=1, dtype="f16",
+                        accumulate="half", input_scale=0.1, layout=LAYOUT, compiler_arg=None,
                         policy="all"))()
 _, _, model, x = torch_backend.make(ns)
 model, x = model.cuda(), x.cuda()
@@ -100,6 +105,7 @@ for r in rows:
              r["kept_channels_last_us"]))
 print("sum over %d kernels: alone %.1f us, in network %.1f us (%.2fx)"
       % (len(rows), s_alone, s_net, s_net / s_alone))
-json.dump({"device": torch.cuda.get_device_name(), "forwards": FORWARDS,
+json.dump({"device": torch.cuda.get_device_name(), "forwards": FORWARDS, "batch": BATCH,
+           "layout": LAYOUT,
            "kernels": "cudnn_fp16_channels_last" if CUDNN else "spconv", "rows": rows,
            "sum_alone_us": s_alone, "sum_in_network_us": s_net}, open(out, "w"), indent=1)
