@@ -23,6 +23,8 @@
 #              as the evictor (carry .sol/p10b1-t58/*), two processes each
 #   in-network-b64  in_network.py at batch 64 in image pairs against call4's b64 default run
 #              (call4/resnet50-b64-default.json; carry .cache/carry-ip)
+#   backend    ResNet-50 FP16 b1 (NCHW) and b64 (image pairs), the measured policy, through the
+#              explicit API, torch.compile(backend="immconv") and torch.export (--backend)
 # Kernel cache carried: .cache/carry-nchw-b1 (README.md). IMMCONV_COMMIT names the tree.
 set -u
 D=$(dirname "$0")
@@ -60,6 +62,14 @@ for step in "$@"; do
            --batch 64 --dtype f16 --layout image_pairs --net resnet50 --policy default --inductor \
            --cache "$(cache ip)" --out "$OUT/resnet50-b64-default.json" 2>&1 \
            | grep -v "^pytorch_fp32\|ChromiumEventLogger" >> "$LOG" ;;
+    backend)
+      for b in 1 64; do
+        L=nchw C=nchw-b1; [ $b = 64 ] && { L=image_pairs; C=ip; }
+        timeout 400 python3 bench/torch_backend.py --phase run --sparsity 0.9 --input-scale 0.1 \
+          --batch $b --dtype f16 --layout $L --net resnet50 --policy default --backend \
+          --cache "$(cache $C)" --out "$OUT/resnet50-b$b-backend.json" 2>&1 \
+          | grep -v "^pytorch_fp32\|ChromiumEventLogger" >> "$LOG"
+      done ;;
     mbv2|vgg) net=mobilenetv2; c=ip-mbv2; [ "$step" = vgg ] && { net=vgg16; c=ip-vgg16; }
       timeout 400 python3 bench/torch_backend.py --phase run --sparsity 0.9 --input-scale 0.1 \
         --batch 64 --dtype f16 --layout image_pairs --net $net --policy default --inductor \
