@@ -25,6 +25,11 @@
 #              (call4/resnet50-b64-default.json; carry .cache/carry-ip)
 #   backend    ResNet-50 FP16 b1 (NCHW) and b64 (image pairs), the measured policy, through the
 #              explicit API, torch.compile(backend="immconv") and torch.export (--backend)
+#   ncu-in-network  ncu (application replay, caches left alone) on layer1.0.conv2's kernel
+#              (spconv_conv2d_2) in the 6th all-sparse b1 forward (in_network.py
+#              --forwards-only), and on paper10's resnet-conv1 b1 (layer1.0.conv2's shape and
+#              entry) alone, warm (its 4th launch); carry build/bin/spconv-bench and
+#              .sol/p10b1-t58/resnet-conv1-n1-p0.9
 # Kernel cache carried: .cache/carry-nchw-b1 (README.md). IMMCONV_COMMIT names the tree.
 set -u
 D=$(dirname "$0")
@@ -62,6 +67,20 @@ for step in "$@"; do
            --batch 64 --dtype f16 --layout image_pairs --net resnet50 --policy default --inductor \
            --cache "$(cache ip)" --out "$OUT/resnet50-b64-default.json" 2>&1 \
            | grep -v "^pytorch_fp32\|ChromiumEventLogger" >> "$LOG" ;;
+    ncu-in-network)
+      M=gpu__time_duration.sum,launch__grid_size,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.per_cycle_active,smsp__inst_executed.sum,smsp__sass_thread_inst_executed_op_hfma_pred_on.sum,smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sectors_srcunit_tex_lookup_miss.sum
+      for K in spconv_conv2d_2; do
+        timeout 240 ncu --replay-mode application --cache-control none --clock-control none \
+          --kernel-name $K --launch-skip 5 --launch-count 1 --metrics $M \
+          python3 "$D/in_network.py" "$(cache nchw-b1)" none none --forwards-only \
+          > "$OUT/ncu-network-$K.txt" 2>&1; echo "ncu $K rc=$?" >> "$LOG"
+      done
+      C=.sol/p10b1-t58/resnet-conv1-n1-p0.9
+      timeout 120 ncu --cache-control none --clock-control none --launch-skip 3 --launch-count 1 \
+        --kernel-name regex:spconv --metrics $M build/bin/spconv-bench --launch $C/kernels.json \
+        --module $C/kernels.cubin --weights $C/weights.bin --no-graph --iters 5 --no-cusparse \
+        --no-tf32 --no-half-baselines --out "$OUT/ncu-alone-bench.json" > "$OUT/ncu-alone-resnet-conv1.txt" 2>&1
+      echo "ncu alone rc=$?" >> "$LOG" ;;
     backend)
       for b in 1 64; do
         L=nchw C=nchw-b1; [ $b = 64 ] && { L=image_pairs; C=ip; }

@@ -7,8 +7,11 @@ names), against the same kernel timed alone by the policy (`--policy default`'s 
 record_function range around each Conv2d, summed over the kernels it launched) against the
 policy's `cudnn_fp16_channels_last` time of that conv alone. Device.
 usage: in_network.py CACHE POLICY.json OUT.json [--cudnn] [--batch N] [--layout L]
+                     [--forwards-only]
 (batch 1 and nchw unless said; POLICY.json from a --policy default run of that batch and
-layout)"""
+layout). --forwards-only runs the forwards without torch.profiler and writes nothing, for
+ncu to profile a kernel inside the network (ncu and torch.profiler do not share a process;
+POLICY.json and OUT.json are then not read or written)."""
 import json
 import os
 import sys
@@ -56,6 +59,12 @@ else:
     cm = it.compile(model, x, out_dir=tempfile.mkdtemp(), kernel_cache=cache, progress=False,
                     **opts)
 FORWARDS = 20
+if "--forwards-only" in rest:
+    with torch.no_grad():
+        for _ in range(5 + FORWARDS):
+            cm(x)
+        torch.cuda.synchronize()
+    sys.exit(0)
 with torch.no_grad():
     for _ in range(5):
         cm(x)
