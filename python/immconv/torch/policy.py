@@ -22,7 +22,10 @@ Two stages, both on by default:
    `min_speedup=None` turns the measurement off. For half precision a kept layer may run
    channels-last, and the choice weighs the layout conversions between neighbours and is
    checked end to end (layout.py): the model with kernels must beat it with every layer kept
-   by END_TO_END_MIN_SPEEDUP (1.02), or by min_speedup where that is lower.
+   by END_TO_END_MIN_SPEEDUP (1.02), or by min_speedup where that is lower. A 5% margin does
+   not cover a half layer inside the network, where its code comes from DRAM (up to 2x its
+   time alone at batch 1), so the end-to-end check also times plans made at stricter margins
+   (layout.STRICTER_MARGINS).
 """
 import torch
 
