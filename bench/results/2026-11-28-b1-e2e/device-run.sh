@@ -30,6 +30,9 @@
 #              --forwards-only), and on paper10's resnet-conv1 b1 (layer1.0.conv2's shape and
 #              entry) alone, warm (its 4th launch); carry build/bin/spconv-bench and
 #              .sol/p10b1-t58/resnet-conv1-n1-p0.9
+#   mbv2-b1    MobileNetV2 FP16 b1 (NCHW): the measured policy with Inductor and the PyTorch 2
+#              front ends, every conv compiled, and in_network.py on it (carry
+#              .cache/carry-mbv2-nchw-b1)
 # Kernel cache carried: .cache/carry-nchw-b1 (README.md). IMMCONV_COMMIT names the tree.
 set -u
 D=$(dirname "$0")
@@ -81,6 +84,16 @@ for step in "$@"; do
         --module $C/kernels.cubin --weights $C/weights.bin --no-graph --iters 5 --no-cusparse \
         --no-tf32 --no-half-baselines --out "$OUT/ncu-alone-bench.json" > "$OUT/ncu-alone-resnet-conv1.txt" 2>&1
       echo "ncu alone rc=$?" >> "$LOG" ;;
+    mbv2-b1)
+      A1="--phase run --sparsity 0.9 --input-scale 0.1 --batch 1 --dtype f16 --layout nchw --net mobilenetv2"
+      timeout 400 python3 bench/torch_backend.py $A1 --policy default --inductor --backend \
+        --cache "$(cache mbv2-nchw-b1)" --out "$OUT/mobilenetv2-b1-default.json" 2>&1 \
+        | grep -v "^pytorch_fp32\|ChromiumEventLogger" >> "$LOG"
+      timeout 300 python3 bench/torch_backend.py $A1 --policy all \
+        --cache "$(cache mbv2-nchw-b1)" --out "$OUT/mobilenetv2-b1-all.json" 2>&1 \
+        | grep -v "^pytorch_fp32\|ChromiumEventLogger" >> "$LOG"
+      timeout 300 python3 "$D/in_network.py" "$(cache mbv2-nchw-b1)" \
+        "$OUT/mobilenetv2-b1-default.json" "$OUT/in-network-mbv2-b1.json" --net mobilenetv2 >> "$LOG" 2>&1 ;;
     backend)
       for b in 1 64; do
         L=nchw C=nchw-b1; [ $b = 64 ] && { L=image_pairs; C=ip; }

@@ -7,8 +7,8 @@ names), against the same kernel timed alone by the policy (`--policy default`'s 
 record_function range around each Conv2d, summed over the kernels it launched) against the
 policy's `cudnn_fp16_channels_last` time of that conv alone. Device.
 usage: in_network.py CACHE POLICY.json OUT.json [--cudnn] [--batch N] [--layout L]
-                     [--forwards-only]
-(batch 1 and nchw unless said; POLICY.json from a --policy default run of that batch and
+                     [--net NET] [--forwards-only]
+(ResNet-50, batch 1 and nchw unless said; POLICY.json from a --policy default run of that batch and
 layout). --forwards-only runs the forwards without torch.profiler and writes nothing, for
 ncu to profile a kernel inside the network (ncu and torch.profiler do not share a process;
 POLICY.json and OUT.json are then not read or written)."""
@@ -29,7 +29,8 @@ rest = sys.argv[4:]
 CUDNN = "--cudnn" in rest
 BATCH = int(rest[rest.index("--batch") + 1]) if "--batch" in rest else 1
 LAYOUT = rest[rest.index("--layout") + 1] if "--layout" in rest else "nchw"
-ns = type("A", (), dict(net="resnet50", batch=BATCH, sparsity=0.9, seed=1, dtype="f16",
+NET = rest[rest.index("--net") + 1] if "--net" in rest else "resnet50"
+ns = type("A", (), dict(net=NET, batch=BATCH, sparsity=0.9, seed=1, dtype="f16",
                         accumulate="half", input_scale=0.1, layout=LAYOUT, compiler_arg=None,
                         policy="all"))()
 _, _, model, x = torch_backend.make(ns)
@@ -114,7 +115,8 @@ for r in rows:
              r["kept_channels_last_us"]))
 print("sum over %d kernels: alone %.1f us, in network %.1f us (%.2fx)"
       % (len(rows), s_alone, s_net, s_net / s_alone))
-json.dump({"device": torch.cuda.get_device_name(), "forwards": FORWARDS, "batch": BATCH,
+json.dump({"device": torch.cuda.get_device_name(), "forwards": FORWARDS, "net": NET,
+           "batch": BATCH,
            "layout": LAYOUT,
            "kernels": "cudnn_fp16_channels_last" if CUDNN else "spconv", "rows": rows,
            "sum_alone_us": s_alone, "sum_in_network_us": s_net}, open(out, "w"), indent=1)
