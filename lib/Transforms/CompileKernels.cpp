@@ -8,6 +8,7 @@
 #include "spconv/Conversion/ConvTemplate/ConvTemplate.h"
 #include "spconv/Conversion/ConvTemplate/KernelInfo.h"
 #include "spconv/Conversion/SpconvToGPU/SpconvToGPU.h"
+#include "spconv/Conversion/TilingOptions.h"
 #include "spconv/Dialect/Spconv/IR/SpconvOps.h"
 #include "spconv/Transforms/BuildTemplate.h"
 #include "spconv/Transforms/FoldWeights.h"
@@ -67,8 +68,8 @@ static LLVM::LLVMFuncOp instantiate(ModuleOp tmpl, gpu::GPUModuleOp kernels,
 
 namespace {
 struct SpconvCompileKernelsPass
-    : public spconv::impl::SpconvCompileKernelsBase<SpconvCompileKernelsPass> {
-  using Base::Base;
+    : public TilingOptionsPass<spconv::impl::SpconvCompileKernelsBase<SpconvCompileKernelsPass>> {
+  using TilingOptionsPass::TilingOptionsPass;
 
   void getDependentDialects(DialectRegistry &registry) const override {
     Base::getDependentDialects(registry);
@@ -88,18 +89,11 @@ struct SpconvCompileKernelsPass
       kernels.setTargetsAttr(ArrayAttr::get(
           ctx, {NVVM::NVVMTargetAttr::get(ctx, optLevel, "nvptx64-nvidia-cuda", chip)}));
     SymbolTable symbols(kernels);
-    Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
-                     chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder,
-                     asyncStaging, columnOrder, directInputs};
-    requested.channelVector = channelVector;
-    requested.loadAhead = loadAhead;
-    requested.dynamicShared = dynamicShared;
-    if (std::string why = invalidTilingRequest(requested, numSMs); !why.empty()) {
-      // The options are wrong, not the module: at its location, without printing it.
-      mlir::emitError(getOperation().getLoc(), why);
+    FailureOr<Tiling> request = requestedTiling();
+    if (failed(request))
       return signalPassFailure();
-    }
-    TargetGPU gpu = TargetGPU::fromRequest(numSMs);
+    const Tiling &requested = *request;
+    TargetGPU gpu = targetGPU();
     int64_t nextIndex = 0;
 
     for (Conv2DOp op : convs) {

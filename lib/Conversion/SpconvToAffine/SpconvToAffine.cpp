@@ -14,6 +14,7 @@
 #include "spconv/Conversion/ConvTemplate/KernelInfo.h"
 #include "spconv/Conversion/Passes.h"
 #include "spconv/Conversion/SpconvToGPU/SpconvToGPU.h"
+#include "spconv/Conversion/TilingOptions.h"
 #include "spconv/Dialect/Spconv/IR/SpconvOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -408,22 +409,15 @@ LogicalResult spconv::lowerConvsToGPU(ModuleOp module, const Tiling &requested,
 
 namespace {
 struct ConvertSpconvToAffinePass
-    : public spconv::impl::ConvertSpconvToAffineBase<ConvertSpconvToAffinePass> {
-  using Base::Base;
+    : public TilingOptionsPass<spconv::impl::ConvertSpconvToAffineBase<ConvertSpconvToAffinePass>> {
+  using TilingOptionsPass::TilingOptionsPass;
 
   void runOnOperation() override {
-    Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
-                     chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder,
-                     asyncStaging, columnOrder, directInputs};
-    requested.channelVector = channelVector;
-    requested.loadAhead = loadAhead;
-    requested.dynamicShared = dynamicShared;
-    if (std::string why = invalidTilingRequest(requested, numSMs); !why.empty()) {
-      // The options are wrong, not the module: at its location, without printing it.
-      mlir::emitError(getOperation().getLoc(), why);
+    FailureOr<Tiling> request = requestedTiling();
+    if (failed(request))
       return signalPassFailure();
-    }
-    TargetGPU gpu = TargetGPU::fromRequest(numSMs);
+    const Tiling &requested = *request;
+    TargetGPU gpu = targetGPU();
     if (failed(lowerConvsToGPU(getOperation(), requested, gpu, /*unroll=*/false)))
       signalPassFailure();
   }

@@ -12,6 +12,7 @@
 #include "spconv/Conversion/ConvTemplate/KernelInfo.h"
 #include "spconv/Conversion/ConvTemplate/UnrollNests.h"
 #include "spconv/Conversion/Passes.h"
+#include "spconv/Conversion/TilingOptions.h"
 #include "spconv/Dialect/Spconv/IR/SpconvOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -199,24 +200,17 @@ func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling,
 
 namespace {
 struct ConvertSpconvToCPUPass
-    : public spconv::impl::ConvertSpconvToCPUBase<ConvertSpconvToCPUPass> {
-  using Base::Base;
+    : public TilingOptionsPass<spconv::impl::ConvertSpconvToCPUBase<ConvertSpconvToCPUPass>> {
+  using TilingOptionsPass::TilingOptionsPass;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<Conv2DOp> convs = collectUncompiledConvs(module);
-    Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
-                     chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder,
-                     asyncStaging, columnOrder, directInputs};
-    requested.channelVector = channelVector;
-    requested.loadAhead = loadAhead;
-    requested.dynamicShared = dynamicShared;
-    if (std::string why = invalidTilingRequest(requested, numSMs); !why.empty()) {
-      // The options are wrong, not the module: at its location, without printing it.
-      mlir::emitError(getOperation().getLoc(), why);
+    FailureOr<Tiling> request = requestedTiling();
+    if (failed(request))
       return signalPassFailure();
-    }
-    TargetGPU gpu = TargetGPU::fromRequest(numSMs);
+    const Tiling &requested = *request;
+    TargetGPU gpu = targetGPU();
     SymbolTable symbols(module);
     int64_t nextIndex = 0;
     for (Conv2DOp op : convs) {

@@ -8,6 +8,7 @@
 #include "spconv/Conversion/SpconvToGPU/SpconvToGPU.h"
 #include "spconv/Conversion/ConvTemplate/UnrollNests.h"
 #include "spconv/Conversion/Passes.h"
+#include "spconv/Conversion/TilingOptions.h"
 
 namespace spconv {
 #define GEN_PASS_DEF_CONVERTSPCONVTOGPU
@@ -30,22 +31,15 @@ gpu::GPUFuncOp spconv::emitGPUKernel(const ConvShape &shape, const Tiling &tilin
 
 namespace {
 struct ConvertSpconvToGPUPass
-    : public spconv::impl::ConvertSpconvToGPUBase<ConvertSpconvToGPUPass> {
-  using Base::Base;
+    : public TilingOptionsPass<spconv::impl::ConvertSpconvToGPUBase<ConvertSpconvToGPUPass>> {
+  using TilingOptionsPass::TilingOptionsPass;
 
   void runOnOperation() override {
-    Tiling requested{blockK,  outputsPerThread, tileP,     threadsQ,
-                     chunkC,  splitC,           chunkLoop, imagesPerBlock, blockOrder,
-                     asyncStaging, columnOrder, directInputs};
-    requested.channelVector = channelVector;
-    requested.loadAhead = loadAhead;
-    requested.dynamicShared = dynamicShared;
-    if (std::string why = invalidTilingRequest(requested, numSMs); !why.empty()) {
-      // The options are wrong, not the module: at its location, without printing it.
-      mlir::emitError(getOperation().getLoc(), why);
+    FailureOr<Tiling> request = requestedTiling();
+    if (failed(request))
       return signalPassFailure();
-    }
-    TargetGPU gpu = TargetGPU::fromRequest(numSMs);
+    const Tiling &requested = *request;
+    TargetGPU gpu = targetGPU();
     if (failed(lowerConvsToGPU(getOperation(), requested, gpu, /*unroll=*/true)))
       signalPassFailure();
   }
