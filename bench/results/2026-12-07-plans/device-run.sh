@@ -1,0 +1,28 @@
+#!/bin/bash
+# On the GPU machine, from the repository root (bench/results moved out but for this folder),
+# with build/bin/spconv-bench, the round's cases (.sol/r61, bench/variants.sh compile of
+# round61.spec) and the ResNet-50 b64 image-pair kernel cache (.cache/carry-ip) carried:
+#   bash bench/results/2026-12-07-plans/device-run.sh STEP...
+# round: bench/variants.sh run on .sol/r61 (VARIANTS_REPS, default 2, --no-half-baselines;
+#   ncu on the cases in NCU_CASES, comma-separated);
+# plans: plans.py on the cache (ResNet-50 FP16 b64, image pairs).
+# Each step's files under $OUT/STEP.tgz, its return code in $OUT/steps.txt.
+set -u
+source bench/device_env.sh
+export SPCONV_BENCH=$PWD/build/bin/spconv-bench
+H=bench/results/2026-12-07-plans
+for step in "$@"; do
+  R=$OUT/$step; mkdir -p $R
+  case $step in
+    round)
+      VARIANTS_REPS=${VARIANTS_REPS:-2} VARIANTS_BENCH_ARGS=--no-half-baselines timeout 330 \
+        bash bench/variants.sh run .sol/r61 $R/round.json "${NCU_CASES:-}" > $R/round.txt 2> $R/round.err
+      echo "round rc=$?" >> $LOG; cp .sol/r61/ncu-*.txt $R/ 2>/dev/null
+      python3 $H/summarize_round.py $R/round.json | tee $R/summary.txt ;;
+    plans)
+      timeout 280 python3 $H/plans.py "$(cache ip)" $R/plans.json > $R/plans.log 2>&1
+      echo "plans rc=$?" >> $LOG; tail -75 $R/plans.log ;;
+  esac
+  tar czf $OUT/$step.tgz -C $OUT $step && rm -rf $R
+done
+cat $LOG
