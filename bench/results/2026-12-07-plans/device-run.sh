@@ -5,7 +5,7 @@
 #   bash bench/results/2026-12-07-plans/device-run.sh STEP...
 # round: bench/variants.sh run on .sol/r61 (VARIANTS_REPS, default 2, --no-half-baselines;
 #   ncu on the cases in NCU_CASES, comma-separated);
-# plans: plans.py on the cache (ResNet-50 FP16 b64, image pairs).
+# plans: plans.py on the cache (ResNet-50 FP16 b64, image pairs; PLANS_TIMEOUT s, default 280).
 # Each step's files under $OUT/STEP.tgz, its return code in $OUT/steps.txt.
 set -u
 source bench/device_env.sh
@@ -20,7 +20,7 @@ for step in "$@"; do
       echo "round rc=$?" >> $LOG; cp .sol/r61/ncu-*.txt $R/ 2>/dev/null
       python3 $H/summarize_round.py $R/round.json | tee $R/summary.txt ;;
     plans)
-      timeout 280 python3 $H/plans.py "$(cache ip)" $R/plans.json > $R/plans.log 2>&1
+      timeout ${PLANS_TIMEOUT:-280} python3 $H/plans.py "$(cache ip)" $R/plans.json > $R/plans.log 2>&1
       echo "plans rc=$?" >> $LOG; tail -75 $R/plans.log ;;
   esac
   tar czf $OUT/$step.tgz -C $OUT $step && rm -rf $R
