@@ -24,8 +24,7 @@
 
 namespace spconv {
 
-template <typename GeneratedBase>
-class TilingOptionsPass : public GeneratedBase {
+template <typename GeneratedBase> class TilingOptionsPass : public GeneratedBase {
 public:
   using GeneratedBase::GeneratedBase;
 
@@ -34,10 +33,10 @@ protected:
   /// invalidTilingRequest refuses is an error at the operation's location (the options are
   /// wrong, not the module: the module is not printed) and a failure.
   mlir::FailureOr<Tiling> requestedTiling() {
-    Tiling requested{this->blockK,         this->outputsPerThread, this->tileP,
-                     this->threadsQ,       this->chunkC,           this->splitC,
-                     this->chunkLoop,      this->imagesPerBlock,   this->blockOrder,
-                     this->asyncStaging,   this->columnOrder,      this->directInputs};
+    Tiling requested{this->blockK,       this->outputsPerThread, this->tileP,
+                     this->threadsQ,     this->chunkC,           this->splitC,
+                     this->chunkLoop,    this->imagesPerBlock,   this->blockOrder,
+                     this->asyncStaging, this->columnOrder,      this->directInputs};
     requested.channelVector = this->channelVector;
     requested.loadAhead = this->loadAhead;
     requested.dynamicShared = this->dynamicShared;
