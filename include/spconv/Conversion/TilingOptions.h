@@ -11,6 +11,8 @@
 //       if (failed(requested)) return signalPassFailure();
 //       ... chooseTiling(shape, *requested, targetGPU()) ...
 //
+// or, where the pass does nothing else, runWithRequestedTiling(lower).
+//
 //===----------------------------------------------------------------------===//
 #ifndef SPCONV_CONVERSION_TILINGOPTIONS_H
 #define SPCONV_CONVERSION_TILINGOPTIONS_H
@@ -49,6 +51,15 @@ protected:
 
   /// The GPU the heuristic tiles for (the num-sms option).
   TargetGPU targetGPU() const { return TargetGPU::fromRequest(this->numSMs); }
+
+  /// The body of a pass that only lowers: `lower` gets the requested tiling and the target
+  /// GPU, and the pass fails where the request is refused or `lower` fails.
+  void
+  runWithRequestedTiling(llvm::function_ref<mlir::LogicalResult(const Tiling &, TargetGPU)> lower) {
+    mlir::FailureOr<Tiling> requested = requestedTiling();
+    if (mlir::failed(requested) || mlir::failed(lower(*requested, targetGPU())))
+      this->signalPassFailure();
+  }
 };
 
 } // namespace spconv

@@ -413,13 +413,9 @@ struct ConvertSpconvToAffinePass
   using TilingOptionsPass::TilingOptionsPass;
 
   void runOnOperation() override {
-    FailureOr<Tiling> request = requestedTiling();
-    if (failed(request))
-      return signalPassFailure();
-    const Tiling &requested = *request;
-    TargetGPU gpu = targetGPU();
-    if (failed(lowerConvsToGPU(getOperation(), requested, gpu, /*unroll=*/false)))
-      signalPassFailure();
+    runWithRequestedTiling([&](const Tiling &requested, TargetGPU gpu) {
+      return lowerConvsToGPU(getOperation(), requested, gpu, /*unroll=*/false);
+    });
   }
 };
 } // namespace

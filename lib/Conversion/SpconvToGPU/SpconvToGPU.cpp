@@ -35,13 +35,9 @@ struct ConvertSpconvToGPUPass
   using TilingOptionsPass::TilingOptionsPass;
 
   void runOnOperation() override {
-    FailureOr<Tiling> request = requestedTiling();
-    if (failed(request))
-      return signalPassFailure();
-    const Tiling &requested = *request;
-    TargetGPU gpu = targetGPU();
-    if (failed(lowerConvsToGPU(getOperation(), requested, gpu, /*unroll=*/true)))
-      signalPassFailure();
+    runWithRequestedTiling([&](const Tiling &requested, TargetGPU gpu) {
+      return lowerConvsToGPU(getOperation(), requested, gpu, /*unroll=*/true);
+    });
   }
 };
 } // namespace
