@@ -12,6 +12,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <chrono>
@@ -311,11 +312,18 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
       int64_t nnz = llvm::count_if(*weights, [](float v) { return v != 0.0f; });
       if (const TunedTiling *tuned = options.tuningTable->lookup(shape, nnz)) {
         convOptions.tiling = fillFromTuned(options.tiling, tuned->tiling);
+        std::vector<std::string> overrides = requestOverrides(options.tiling, tuned->tiling);
         if (convOptions.minBlocksPerSM == 0)
           convOptions.minBlocksPerSM = tuned->minBlocksPerSM;
+        else if (convOptions.minBlocksPerSM != tuned->minBlocksPerSM)
+          overrides.push_back("min-blocks-per-sm");
         if (convOptions.smAffinity == 0)
           convOptions.smAffinity = tuned->smAffinity;
+        else if (convOptions.smAffinity != tuned->smAffinity)
+          overrides.push_back("sm-affinity");
         tunedBy = tuned->source.empty() ? std::string("tuning table") : tuned->source;
+        if (!overrides.empty())
+          tunedBy += "; the request's " + llvm::join(overrides, ", ") + " over it";
       }
     }
     Tiling requested = convOptions.tiling;

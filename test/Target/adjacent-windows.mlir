@@ -84,4 +84,4 @@ func.func @convs(%x: tensor<1x3x4x6xf16>, %y: tensor<1x3x8x10xbf16>)
 // outputs are adjacent, and no warning blames a column order nobody asked for.
 // TABLE-NOT: warning
 // TABLE: "adjacent_columns": true,
-// TABLE: "tuned_by": "test entry: adjacent windows, one output a thread"
+// TABLE: "tuned_by": "test entry: adjacent windows, one output a thread; the request's outputs-per-thread over it"

@@ -71,24 +71,52 @@ std::string TuningTable::nchwKeyOf(const ConvShape &shape) {
   return keyText(f);
 }
 
+namespace {
+/// The fields an entry sets, with their option names. minBlocksPerSM is not among them: an
+/// entry's goes through the options, as --min-blocks-per-sm does (TunedTiling::minBlocksPerSM).
+struct TunedField {
+  int64_t Tiling::*field;
+  const char *option;
+};
+constexpr TunedField kTunedFields[] = {
+    {&Tiling::blockK, "block-k"},
+    {&Tiling::outputsPerThread, "outputs-per-thread"},
+    {&Tiling::tileP, "tile-p"},
+    {&Tiling::threadsQ, "threads-q"},
+    {&Tiling::chunkC, "chunk-c"},
+    {&Tiling::splitC, "split-c"},
+    {&Tiling::chunkLoop, "chunk-loop"},
+    {&Tiling::imagesPerBlock, "images-per-block"},
+    {&Tiling::blockOrder, "block-order"},
+    {&Tiling::asyncStaging, "async-staging"},
+    {&Tiling::columnOrder, "column-order"},
+    {&Tiling::directInputs, "direct-inputs"},
+    {&Tiling::channelVector, "channel-vector"},
+    {&Tiling::loadAhead, "load-ahead"},
+    {&Tiling::dynamicShared, "dynamic-shared"},
+};
+} // namespace
+
 Tiling spconv::fillFromTuned(Tiling requested, const Tiling &tuned) {
   // An entry's column order orders its own outputs a thread. Where a flag asks for another
   // count, the entry says nothing about their order: the heuristic picks it, and no
   // unhonoured-request warning blames a column order nobody asked for.
   bool keepsOrderOpen = requested.columnOrder == 0 && requested.outputsPerThread != 0 &&
                         requested.outputsPerThread != tuned.outputsPerThread;
-  // minBlocksPerSM is not among them: an entry's goes through the options, as
-  // --min-blocks-per-sm does (TunedTiling::minBlocksPerSM).
-  for (int64_t Tiling::*field :
-       {&Tiling::blockK, &Tiling::outputsPerThread, &Tiling::tileP, &Tiling::threadsQ,
-        &Tiling::chunkC, &Tiling::splitC, &Tiling::chunkLoop, &Tiling::imagesPerBlock,
-        &Tiling::blockOrder, &Tiling::asyncStaging, &Tiling::columnOrder, &Tiling::directInputs,
-        &Tiling::channelVector, &Tiling::loadAhead, &Tiling::dynamicShared})
-    if (requested.*field == 0)
-      requested.*field = tuned.*field;
+  for (const TunedField &f : kTunedFields)
+    if (requested.*f.field == 0)
+      requested.*f.field = tuned.*f.field;
   if (keepsOrderOpen)
     requested.columnOrder = 0;
   return requested;
+}
+
+std::vector<std::string> spconv::requestOverrides(const Tiling &requested, const Tiling &tuned) {
+  std::vector<std::string> options;
+  for (const TunedField &f : kTunedFields)
+    if (requested.*f.field != 0 && requested.*f.field != tuned.*f.field)
+      options.push_back(f.option);
+  return options;
 }
 
 namespace {

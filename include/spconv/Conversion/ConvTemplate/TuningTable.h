@@ -93,6 +93,12 @@ private:
 /// (a zero field); the column order only where the outputs a thread are the entry's.
 Tiling fillFromTuned(Tiling requested, const Tiling &tuned);
 
+/// The options (by name: "block-k", ...) where `requested` sets another value than the
+/// entry's `tuned`: what a kernel the entry tunes takes from the request instead, which its
+/// sidecar's "tuned_by" says, so that a measured entry is not credited with a tiling it did
+/// not choose.
+std::vector<std::string> requestOverrides(const Tiling &requested, const Tiling &tuned);
+
 } // namespace spconv
 
 #endif // SPCONV_CONVERSION_CONVTEMPLATE_TUNINGTABLE_H
