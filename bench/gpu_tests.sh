@@ -11,7 +11,9 @@
 # channel-block-major grid (order-major-*: --block-order=2), work queues by SM (sm-affine-*:
 # --sm-affinity=2, one case with more channel blocks than an H100 has SMs, so that blocks
 # take most of their work from other SMs' queues; spconv-bench checks the kernel again
-# after its timed launches, which must each find the queues reset), staging by cp.async
+# after its timed launches, which must each find the queues reset), cluster launches
+# (*cluster*: --cluster-size, FP32 clusters of 7, f16 adjacent pairs, f16 columns in pieces
+# with dynamic shared memory), staging by cp.async
 # (async-*: --async-staging=2, with padding, groups past K, packed images past the batch,
 # split groups, chunk loops (double-buffered: async-loop-*), pieces; images4-loop takes it
 # from the heuristic), channel vectors (cv2-*, cv4-*, *-cv2-*: --channel-vector, odd chunks,
@@ -143,6 +145,9 @@ shapes=(
   "sm-affine-loop|--shape 2,64,9,11,40,3,3 --pad 1,1,1,1 --bias|--sm-affinity=2 --block-k=8 --chunk-c=8 --chunk-loop=2"
   "sm-affine-stealing|--shape 3,8,6,6,300,1,1 --bias --relu|--sm-affinity=2 --block-k=2"
   "sm-affine-big|--shape 64,128,28,28,128,3,3 --pad 1,1,1,1 --bias|--sm-affinity=2"
+  "cluster7|--shape 1,32,28,28,32,3,3 --pad 1,1,1,1 --bias --relu|--cluster-size=7"
+  "f16-cluster4|--shape 1,32,28,28,32,3,3 --pad 1,1,1,1 --dtype f16 --pairing adjacent|--cluster-size=4"
+  "f16-cluster-pieces|--shape 1,64,27,27,96,5,5 --pad 2,2,2,2 --dtype f16 --pairing columns|--cluster-size=2 --block-k=8 --split-c=4 --chunk-c=16 --threads-q=16 --tile-p=8 --min-blocks-per-sm=1 --dynamic-shared=2 --code-budget=3000"
   "async|--shape 1,3,10,10,8,3,3 --pad 1,1,1,1 --bias --relu|--async-staging=2"
   "async-asym-s2|--shape 2,5,15,14,7,3,3 --stride 2,2 --pad 0,2,1,0|--async-staging=2 --block-k=2"
   "async-groups-partial|--shape 1,24,9,9,48,3,3 --groups 24 --pad 1,1,1,1|--block-k=32 --async-staging=2"

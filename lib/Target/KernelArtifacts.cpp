@@ -61,6 +61,9 @@ static FailureOr<std::string> emitPTXFoldedInLLVM(ModuleOp module,
   if (options.smAffinity == 2)
     return module.emitError("--sm-affinity=2 needs the PTX-level fold (--fold-at=ptx): only "
                             "it builds the work queues");
+  if (options.clusterSize > 1)
+    return module.emitError("--cluster-size needs the PTX-level fold (--fold-at=ptx): only "
+                            "it writes the kernel's entry directives");
   auto start = std::chrono::steady_clock::now();
   {
     PassManager pm(ctx);

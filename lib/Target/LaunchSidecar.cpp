@@ -142,6 +142,10 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
       entry["numerics"] = numericsJson(words, t, *w);
     if (auto tunedBy = op->getAttrOfType<StringAttr>("spconv.tuned_by"))
       entry["tuned_by"] = tunedBy.getValue().str();
+    // Informative: the cluster shape is the entry's (.reqnctapercluster), which a plain
+    // cuLaunchKernel follows.
+    if (auto cluster = op->getAttrOfType<IntegerAttr>("spconv.cluster_size"))
+      entry["cluster"] = toJson({cluster.getInt(), 1, 1});
     // Only where spconv-choose-pairing set the op's pairing: `numerics.pairing` alone cannot
     // tell a table's choice from the user's or the heuristic's.
     if (s.isHalf() && op->hasAttr("spconv.pairing_by"))

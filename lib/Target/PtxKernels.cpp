@@ -267,6 +267,13 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
     return emitError(module.getLoc(), why);
   if (std::string why = invalidSmAffinityRequest(options.smAffinity); !why.empty())
     return emitError(module.getLoc(), why);
+  if (std::string why = invalidClusterSizeRequest(options.clusterSize); !why.empty())
+    return emitError(module.getLoc(), why);
+  // SM affinity hands a block work by the SM it runs on, which a cluster's placement would
+  // then decide: the two are not combined (nothing measured them together).
+  if (options.clusterSize > 1 && options.smAffinity == 2)
+    return emitError(module.getLoc(), "cluster-size and sm-affinity=2 are not combined: a "
+                                      "block of a cluster takes its grid position's work");
   const TargetGPU gpu = targetGPU(options);
 
   TemplateCache cache(TemplateCache::resolveDir(options.cacheDir), "ptx");
@@ -322,10 +329,17 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
         else if (convOptions.smAffinity != tuned->smAffinity)
           overrides.push_back("sm-affinity");
         tunedBy = tuned->source.empty() ? std::string("tuning table") : tuned->source;
+        // A cluster launch takes its work by grid position: an entry's SM affinity yields.
+        if (options.clusterSize > 1 && options.smAffinity == 0 && tuned->smAffinity == 2) {
+          convOptions.smAffinity = 1;
+          overrides.push_back("cluster-size");
+        }
         if (!overrides.empty())
           tunedBy += "; the request's " + llvm::join(overrides, ", ") + " over it";
       }
     }
+    if (convOptions.clusterSize > 1 && convOptions.smAffinity == 0)
+      convOptions.smAffinity = 1; // the heuristic's SM affinity neither
     Tiling requested = convOptions.tiling;
     std::string name = "spconv_conv2d_" + std::to_string(index++);
     // Retried with a smaller block-k while one channel block's code exceeds the block code
@@ -471,10 +485,15 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
           !why.empty())
         return op.emitError(why);
       int64_t minBlocks = minBlocksPerSMFor(tiling, convOptions.minBlocksPerSM);
+      if (std::string why =
+              clusterMismatch(convOptions.clusterSize, KernelGeometry(shape, tiling).grid);
+          !why.empty())
+        return op.emitError(why);
       AssemblyOptions assembly;
       assembly.budget = convOptions.codeBudget;
       assembly.minBlocksPerSM = minBlocks;
       assembly.smAffine = order.smAffine;
+      assembly.clusterSize = convOptions.clusterSize;
       std::vector<PtxUnit> units = shared ? tmpl.assembleShared(name, blockRegions, assembly)
                                           : tmpl.assemble(name, blocks, assembly);
       std::string what = describe(op);
@@ -506,6 +525,8 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
       op->setAttr("spconv.fmas_deleted", b.getI64IntegerAttr(counts.deleted));
       op->setAttr("spconv.dead_loads_dropped", b.getI64IntegerAttr(counts.deadLoads));
       op->setAttr("spconv.kernel_pieces", b.getI64IntegerAttr(pieces));
+      if (assembly.clusterSize > 1)
+        op->setAttr("spconv.cluster_size", b.getI64IntegerAttr(assembly.clusterSize));
       if (!tunedBy.empty())
         op->setAttr("spconv.tuned_by", b.getStringAttr(tunedBy));
       // Against what was asked (flags, or a table entry's fields), not the retries' requests.

@@ -171,6 +171,13 @@ struct TranslateFlags {
                      "channel blocks, so the blocks sharing an SM run one channel block's "
                      "code: docs/design.md \"SM affinity\")"),
       llvm::cl::init(0), llvm::cl::cat(tilingCat)};
+  llvm::cl::opt<int64_t> clusterSize{
+      "cluster-size",
+      llvm::cl::desc("Blocks a cluster along the grid's x (0 or 1 = no cluster; 2-8: "
+                     "`.reqnctapercluster`, scheduled together on one GPC, so that neighbouring "
+                     "blocks of one channel block's code run side by side; the grid's x must "
+                     "be a multiple; not with sm-affinity=2; docs/design.md \"Clusters\")"),
+      llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::opt<int64_t> numSMs{
       "num-sms",
       llvm::cl::desc("SMs of the target GPU, over which the heuristic counts waves of blocks "
@@ -282,6 +289,7 @@ struct TranslateFlags {
     o.ptxasFastCompile = ptxasFastCompile;
     o.minBlocksPerSM = minBlocksPerSM;
     o.smAffinity = smAffinity;
+    o.clusterSize = clusterSize;
     o.numSMs = numSMs;
     o.tiling = Tiling{blockK, outputsPerThread, tileP,    threadsQ,
                       chunkC, splitC,           chunkLoop, imagesPerBlock, blockOrder,

@@ -44,6 +44,9 @@ struct ArtifactOptions {
   // 2: blocks take their work from per-channel-block queues by SM (AssemblyOptions::smAffine);
   // 0 (heuristic) and 1: from their grid position. PTX-level fold only.
   int64_t smAffinity = 0;
+  // > 1: clusters of that many blocks along the grid's x (AssemblyOptions::clusterSize);
+  // 0 and 1: none. PTX-level fold only.
+  int64_t clusterSize = 0;
   Tiling tiling;               // overrides; 0 fields = heuristic (see chooseTiling)
   /// SMs of the target GPU for the heuristic (TargetGPU); 0 = the tuning table's "sms",
   /// else TargetGPU::kDefaultSMs. See targetGPU.

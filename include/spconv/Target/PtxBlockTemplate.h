@@ -107,6 +107,10 @@ struct AssemblyOptions {
   /// run one channel block's code (docs/design.md, "SM affinity"). The grid, and so the
   /// launch, is unchanged: there is one work item per block.
   bool smAffine = false;
+  /// > 1: the entry asks for clusters of that many blocks along the grid's x
+  /// (`.reqnctapercluster`), which CUDA schedules together on one GPC: consecutive blocks
+  /// of the grid's x run one channel block's code side by side (docs/design.md, "Clusters").
+  int64_t clusterSize = 0;
 };
 
 /// Lines of `text` that are PTX instructions (not labels, braces, declarations, comments).

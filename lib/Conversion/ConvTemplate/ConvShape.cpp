@@ -590,6 +590,22 @@ std::string spconv::invalidSmAffinityRequest(int64_t requested) {
   return "";
 }
 
+std::string spconv::invalidClusterSizeRequest(int64_t requested) {
+  if (requested < 0 || requested > 8)
+    return "cluster-size must be 0 or 1 (no cluster) to 8, got " + std::to_string(requested);
+  return "";
+}
+
+std::string spconv::clusterMismatch(int64_t clusterSize, const int64_t grid[3]) {
+  if (clusterSize <= 1 || grid[0] % clusterSize == 0)
+    return "";
+  return "cluster-size=" + std::to_string(clusterSize) + " does not divide the grid's x, its tiles (" +
+         std::to_string(grid[0]) + " blocks; the grid is " + std::to_string(grid[0]) + " x " +
+         std::to_string(grid[1]) + " x " + std::to_string(grid[2]) +
+         "): a cluster launch needs whole clusters; choose a size that divides it, or a "
+         "tiling whose grid it divides";
+}
+
 bool spconv::occupancyForCodeHeavyBlocks(const ConvShape &sh, int64_t blockInstructions) {
   return isUnstrided3x3(sh) && sh.c >= 64 && sh.c < 128 && blockInstructions > 8192;
 }

@@ -258,6 +258,10 @@ std::vector<PtxUnit> PtxBlockTemplate::packUnits(
     entryDirectives += "\n";
   if (minBlocksPerSM > 0 && !directives.contains(".minnctapersm"))
     entryDirectives += ".minnctapersm " + std::to_string(minBlocksPerSM) + "\n";
+  // A compile-time cluster shape: the driver launches it from a plain cuLaunchKernel, as it
+  // does a CUDA C++ kernel declared with __cluster_dims__.
+  if (options.clusterSize > 1 && !directives.contains(".reqnctapercluster"))
+    entryDirectives += ".reqnctapercluster " + std::to_string(options.clusterSize) + ", 1, 1\n";
 
   // Dynamic shared memory is declared, never defined, at module scope: by the one unit, or
   // by every piece and the entry (the launch sizes it).

@@ -375,6 +375,12 @@ void requestOccupancyTiling(Tiling &requested);
 bool occupancyForCodeHeavyBlocks(const ConvShape &shape, int64_t blockInstructions);
 /// Why `requested` is no sm-affinity request (empty when it is one: 0, 1 or 2).
 std::string invalidSmAffinityRequest(int64_t requested);
+/// Why a cluster size request (--cluster-size) is refused ("" if it is not): 0 or 1 (no
+/// cluster) to 8 (the portable cluster size on sm_90).
+std::string invalidClusterSizeRequest(int64_t requested);
+/// Why `clusterSize` blocks a cluster along the grid's x cannot launch `grid` ("" if they
+/// can): CUDA requires each grid dimension to be a multiple of the cluster's.
+std::string clusterMismatch(int64_t clusterSize, const int64_t grid[3]);
 
 /// Why explicit requests in `requested` were not honoured by `chosen` (chooseTiling's answer
 /// to them), one sentence each, empty where every request was; the GPU drivers warn with them
