@@ -5,6 +5,10 @@
 #   bash bench/results/2026-12-07-plans/device-run.sh STEP...
 # round: bench/variants.sh run on .sol/r61 (VARIANTS_REPS, default 2, --no-half-baselines;
 #   ncu on the cases in NCU_CASES, comma-separated);
+# round62: the same on .sol/r62 (round62.spec: cluster launches; ncu on NCU_CASES62);
+# gpu: bench/gpu_tests.sh run on .sol/san/gpu (the cluster cases, SPCONV_GPU_TESTS_ONLY=cluster)
+#   and cluster_attr.py on each (the driver's view of the compiled cluster shape);
+# sanitize: bench/sanitize.sh run on .sol/san (those cases, the four tools);
 # plans: plans.py on the cache (ResNet-50 FP16 b64, image pairs; PLANS_TIMEOUT s, default 280).
 # Each step's files under $OUT/STEP.tgz, its return code in $OUT/steps.txt.
 set -u
@@ -19,6 +23,20 @@ for step in "$@"; do
         bash bench/variants.sh run .sol/r61 $R/round.json "${NCU_CASES:-}" > $R/round.txt 2> $R/round.err
       echo "round rc=$?" >> $LOG; cp .sol/r61/ncu-*.txt $R/ 2>/dev/null
       python3 $H/summarize_round.py $R/round.json | tee $R/summary.txt ;;
+    round62)
+      VARIANTS_REPS=${VARIANTS_REPS:-2} VARIANTS_BENCH_ARGS=--no-half-baselines timeout 300 \
+        bash bench/variants.sh run .sol/r62 $R/round.json "${NCU_CASES62:-}" > $R/round.txt 2> $R/round.err
+      echo "round62 rc=$?" >> $LOG; cp .sol/r62/ncu-*.txt $R/ 2>/dev/null
+      python3 $H/summarize_round.py $R/round.json | tee $R/summary.txt ;;
+    gpu)
+      SPCONV_GPU_TESTS_ONLY=cluster timeout 120 bash bench/gpu_tests.sh run .sol/san/gpu \
+        > $R/gpu.txt 2>&1
+      echo "gpu rc=$?" >> $LOG; cp .sol/san/gpu/gpu-tests.txt $R/ 2>/dev/null
+      grep -E "PASS|FAIL" $R/gpu.txt | tail -14
+      python3 $H/cluster_attr.py .sol/san/gpu/*-p0.9 2>&1 | tee $R/cluster-attr.txt ;;
+    sanitize)
+      SPCONV_SANITIZE_JOBS=8 timeout 240 bash bench/sanitize.sh run .sol/san $R/san > $R/sanitize.log 2>&1
+      echo "sanitize rc=$?" >> $LOG; tail -5 $R/sanitize.log ;;
     plans)
       timeout ${PLANS_TIMEOUT:-280} python3 $H/plans.py "$(cache ip)" $R/plans.json > $R/plans.log 2>&1
       echo "plans rc=$?" >> $LOG; tail -75 $R/plans.log ;;
