@@ -599,9 +599,10 @@ std::string spconv::invalidClusterSizeRequest(int64_t requested) {
 std::string spconv::clusterMismatch(int64_t clusterSize, const int64_t grid[3]) {
   if (clusterSize <= 1 || grid[0] % clusterSize == 0)
     return "";
-  return "cluster-size=" + std::to_string(clusterSize) + " does not divide the grid's x, its tiles (" +
-         std::to_string(grid[0]) + " blocks; the grid is " + std::to_string(grid[0]) + " x " +
-         std::to_string(grid[1]) + " x " + std::to_string(grid[2]) +
+  return "cluster-size=" + std::to_string(clusterSize) +
+         " does not divide the grid's x, its tiles (" + std::to_string(grid[0]) +
+         " blocks; the grid is " + std::to_string(grid[0]) + " x " + std::to_string(grid[1]) +
+         " x " + std::to_string(grid[2]) +
          "): a cluster launch needs whole clusters; choose a size that divides it, or a "
          "tiling whose grid it divides";
 }
