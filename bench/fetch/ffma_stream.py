@@ -15,8 +15,12 @@ time from a baseline where every block runs the same L FMAs in order:
 
 Every kernel's result is checked against a host reference before it is timed (median of 5
 launches). Needs cupy (the GPU machine has it); --ptx writes the PTX and stops.
+A batch-1 kernel runs its code once per SM, from L2, with a few warps: `--waves 1` with
+1-4 blocks per SM and `--launches N` (N launches back to back between two events, their
+mean; code warm in L2 as in a graph replay) time that regime ("Instruction fetch in one
+pass", docs/tuning-log.md).
 usage: ffma_stream.py [--fmas L] [--threads T] [--blocks-per-sm B] [--waves W]
-                      [--variant NAME:K:N:M:S ...] [--json OUT]
+                      [--launches N] [--variant NAME:K:N:M:S ...] [--json OUT]
 """
 import argparse, json, os, struct, sys, tempfile
 
@@ -146,6 +150,8 @@ def main():
     ap.add_argument("--threads", type=int, default=128)
     ap.add_argument("--blocks-per-sm", type=int, default=8)
     ap.add_argument("--waves", type=int, default=8)
+    ap.add_argument("--launches", type=int, default=1,
+                    help="launches timed back to back between two events (their mean)")
     ap.add_argument("--variant", nargs="+", default=DEFAULT,
                     help="NAME:COPIES:LOADS_EVERY:BARRIER_EVERY:SEGMENTS (0 = none)")
     ap.add_argument("--ptx", help="write the PTX here and stop (no GPU needed)")
@@ -187,17 +193,24 @@ def run(cp, mod, variants, args):
         times = []
         for _ in range(5):
             start.record()
-            fn((blocks,), (args.threads,), (out,))
+            for _ in range(args.launches):
+                fn((blocks,), (args.threads,), (out,))
             stop.record()
             stop.synchronize()
-            times.append(cp.cuda.get_elapsed_time(start, stop))
+            times.append(cp.cuda.get_elapsed_time(start, stop) / args.launches)
         ms = sorted(times)[2]
         ffma = blocks * args.threads // 32 * args.fmas
         r = dict(v, ms=ms, checked=bool(ok), fmas=args.fmas, blocks=blocks,
-                 blocks_per_sm=args.blocks_per_sm, warp_ffma_per_ns=ffma / (ms * 1e6))
+                 threads=args.threads, blocks_per_sm=args.blocks_per_sm, waves=args.waves,
+                 launches=args.launches, warp_ffma_per_ns=ffma / (ms * 1e6),
+                 # the distinct SASS (16 bytes a FMA) a wave puts on an SM, per ns of the
+                 # kernel: the fetch rate if each SM fetches it once a wave
+                 code_bytes_per_ns_per_sm=16 * args.fmas * min(v["copies"], args.blocks_per_sm)
+                 * args.waves / (ms * 1e6))
         results.append(r)
-        print("%-16s %.3f ms, %6.1f warp FFMA per ns, %s" % (
-            v["name"], ms, r["warp_ffma_per_ns"], "ok" if ok else "WRONG"))
+        print("%-16s %.4f ms, %6.1f warp FFMA per ns, %5.1f code B per ns an SM, %s" % (
+            v["name"], ms, r["warp_ffma_per_ns"], r["code_bytes_per_ns_per_sm"],
+            "ok" if ok else "WRONG"))
     if args.json:
         json.dump({"device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(),
                    "results": results}, open(args.json, "w"), indent=1)

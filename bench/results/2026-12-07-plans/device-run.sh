@@ -5,12 +5,14 @@
 #   bash bench/results/2026-12-07-plans/device-run.sh STEP...
 # round: bench/variants.sh run on .sol/r61 (or $ROUND61_DIR: a subset) (VARIANTS_REPS, default 2, --no-half-baselines;
 #   ncu on the cases in NCU_CASES, comma-separated);
-# round62: the same on .sol/r62 (or $ROUND62_DIR) (round62.spec: cluster launches; ncu on NCU_CASES62);
+# round62: the same on .sol/r62 (or $ROUND62_DIR) (round62.spec: cluster launches; ncu on NCU_CASES62;
+#   ROUND_BENCH_ARGS replaces --no-half-baselines, ROUND_TIMEOUT the 300 s);
 # gpu: bench/gpu_tests.sh run on ${SAN_DIR:-.sol/san}/gpu (the cluster cases, SPCONV_GPU_TESTS_ONLY=cluster)
 #   and cluster_attr.py on each (the driver's view of the compiled cluster shape);
 # sanitize: bench/sanitize.sh run on .sol/san (those cases, the four tools);
 # paper10-TAG: paper10 FP16 at batch 1 from .sol/p10b1-TAG (bench/run_device.sh, then
 #   bench/torch_baseline.py's FP16 modes on the same suite; 2026-11-26-half-tuned3/summarize.py, kept);
+# fetch: bench/fetch/one_pass.sh (straight-line FFMA code in one pass, the batch-1 regime);
 # plans: plans.py on the cache (ResNet-50 FP16 b64, image pairs; PLANS_TIMEOUT s, default 280).
 # Each step's files under $OUT/STEP.tgz, its return code in $OUT/steps.txt.
 set -u
@@ -26,9 +28,9 @@ for step in "$@"; do
       echo "round rc=$?" >> $LOG; cp ${ROUND61_DIR:-.sol/r61}/ncu-*.txt $R/ 2>/dev/null
       python3 $H/summarize_round.py $R/round.json | tee $R/summary.txt ;;
     round62)
-      VARIANTS_REPS=${VARIANTS_REPS:-2} VARIANTS_BENCH_ARGS=--no-half-baselines timeout 300 \
-        bash bench/variants.sh run .sol/r62 $R/round.json "${NCU_CASES62:-}" > $R/round.txt 2> $R/round.err
-      echo "round62 rc=$?" >> $LOG; cp .sol/r62/ncu-*.txt $R/ 2>/dev/null
+      VARIANTS_REPS=${VARIANTS_REPS:-2} VARIANTS_BENCH_ARGS=${ROUND_BENCH_ARGS:---no-half-baselines} timeout ${ROUND_TIMEOUT:-300} \
+        bash bench/variants.sh run ${ROUND62_DIR:-.sol/r62} $R/round.json "${NCU_CASES62:-}" > $R/round.txt 2> $R/round.err
+      echo "round62 rc=$?" >> $LOG; cp ${ROUND62_DIR:-.sol/r62}/ncu-*.txt $R/ 2>/dev/null
       python3 $H/summarize_round.py $R/round.json | tee $R/summary.txt ;;
     gpu)
       SPCONV_GPU_TESTS_ONLY=cluster timeout 120 bash bench/gpu_tests.sh run ${SAN_DIR:-.sol/san}/gpu \
@@ -46,6 +48,9 @@ for step in "$@"; do
         --out $R/p10/torch-fp16.json > $R/torch16.log 2>&1
       python3 bench/results/2026-11-26-half-tuned3/summarize.py $R/p10 > $R/p10/summary.md 2>&1
       echo "$step done" >> $LOG; tail -2 $R/p10.log; cat $R/p10/summary.md ;;
+    fetch)
+      timeout 150 bash bench/fetch/one_pass.sh $R > $R/one-pass.txt 2>&1
+      echo "fetch rc=$?" >> $LOG; cat $R/one-pass.txt ;;
     plans)
       timeout ${PLANS_TIMEOUT:-280} python3 $H/plans.py "$(cache ip)" $R/plans.json > $R/plans.log 2>&1
       echo "plans rc=$?" >> $LOG; tail -75 $R/plans.log ;;
