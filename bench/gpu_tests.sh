@@ -47,7 +47,10 @@
 # pieces, two outputs a thread, groups under SM affinity in pieces, dynamic shared memory
 # with a residual, the LLVM-level fold, and cp.async staging: plain, double-buffered in a
 # chunk loop, and the occupancy tiling in spilling pieces that ptxas once miscompiled
-# (docs/tuning-log.md, "Partial spill reloads").
+# (docs/tuning-log.md, "Partial spill reloads"); with channel vectors (adjw-cv*: one load a
+# window word of V channels): an odd chunk, a valid 5x5 over packed images, a bf16 split
+# staged by cp.async, a double-buffered loop in dynamic shared memory, vgg-conv3's batch-1
+# tiling under SM affinity in pieces with loads ahead, dilation through the LLVM-level fold.
 # Residual epilogues (res-*, *-res-*: --residual, the
 # kernel adds a third tensor before its activation; spconv-bench passes a random one and adds
 # it to the reference): FP32 and each half pairing, adjacent pairs and image pairs, with
@@ -262,6 +265,12 @@ shapes=(
   "adjw-f16-async|--shape 2,32,14,16,24,3,3 --pad 1,1,1,1 --bias --dtype f16 --pairing adjacent|--async-staging=2"
   "adjw-f16-async-loop|--shape 2,96,10,10,16,3,3 --pad 1,1,1,1 --dtype f16 --pairing adjacent|--async-staging=2 --chunk-loop=2 --chunk-c=16"
   "adjw-f16-async-occupancy-pieces|--shape 1,128,28,28,128,3,3 --pad 1,1,1,1 --dtype f16 --pairing adjacent|--async-staging=2 --block-k=32 --min-blocks-per-sm=8 --split-c=1 --tile-p=4 --threads-q=16 --code-budget=6000"
+  "adjw-cv2-f16-3x3-odd-chunk|--shape 1,24,14,16,20,3,3 --pad 1,1,1,1 --bias --relu --dtype f16 --pairing adjacent|--channel-vector=2 --chunk-c=7"
+  "adjw-cv4-f16-valid-5x5-images|--shape 3,16,14,18,12,5,5 --dtype f16 --pairing adjacent|--channel-vector=4 --block-k=8"
+  "adjw-cv4-bf16-split-async|--shape 1,64,14,14,24,3,3 --pad 1,1,1,1 --dtype bf16 --pairing adjacent|--channel-vector=4 --split-c=2 --chunk-c=16 --block-k=8 --async-staging=2"
+  "adjw-cv4-f16-async-loop-dyn|--shape 2,96,10,10,16,3,3 --pad 1,1,1,1 --dtype f16 --pairing adjacent|--channel-vector=4 --async-staging=2 --chunk-loop=2 --chunk-c=16 --dynamic-shared=2"
+  "adjw-cv4-f16-affine-pieces-la|--shape 1,128,28,28,128,3,3 --pad 1,1,1,1 --dtype f16 --pairing adjacent|--channel-vector=4 --sm-affinity=2 --block-k=16 --tile-p=4 --threads-q=32 --chunk-c=28 --split-c=1 --chunk-loop=1 --code-budget=6000 --load-ahead=8"
+  "adjw-cv2-f16-dil2-llvm|--shape 1,16,12,12,16,3,3 --pad 2,2,2,2 --dilation 2,2 --dtype f16 --pairing adjacent|--channel-vector=2 --fold-at=llvm"
   "res-f32|--shape 2,24,10,12,20,3,3 --pad 1,1,1,1 --bias --relu --residual"
   "res-f32-pieces-affine|--shape 3,24,10,12,20,3,3 --pad 1,1,1,1 --bias --relu --residual|--block-k=4 --sm-affinity=2 --code-budget=400 --share-staging=false"
   "f16-res-images|--shape 3,24,10,10,16,3,3 --pad 1,1,1,1 --bias --relu --dtype f16 --residual"

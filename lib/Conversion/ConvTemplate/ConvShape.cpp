@@ -551,9 +551,6 @@ std::vector<std::string> spconv::unhonouredTilingRequests(const ConvShape &sh,
                   " does not apply to this conv: " +
                   (chosen.readsInputsDirectly()
                        ? "its threads read their inputs from global memory (direct inputs)"
-                   : sh.pairsAdjacentWindow()
-                       ? "its adjacent pairs read each input row's window of words, joining "
-                         "odd taps"
                        : "a thread computes several outputs, with a load per output") +
                   ", so it loads one channel at a time");
   if (requested.loadAhead > 0 && chosen.loadAhead == 0)
@@ -786,11 +783,9 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t, const TargetGPU &gpu)
     t.asyncStaging = 1;
   }
   // Channel vectors: one channel a load unless asked (docs/design.md, "Channel vectors"),
-  // and only where a thread reads one staged input per (c, r, s).
-  // (Not under adjacent windows either: a tap's input there is a word of its row's window,
-  // or two joined, not one load of V channels.)
-  if (t.channelVector <= 0 || t.readsInputsDirectly() || t.outputsPerThread != 1 ||
-      sh.pairsAdjacentWindow())
+  // and only where a thread reads its staged inputs for one output (under adjacent windows,
+  // one load per window word of V channels).
+  if (t.channelVector <= 0 || t.readsInputsDirectly() || t.outputsPerThread != 1)
     t.channelVector = 1;
   // An explicit chunk-c may not exceed the hard limit either: each group's (and image's)
   // tile gets its share of it.

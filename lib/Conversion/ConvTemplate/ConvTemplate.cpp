@@ -734,7 +734,44 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
   // ld.shared.v2/.v4), then each channel's FMAs; the channels past the last full group
   // after them, from planes of their own.
   int64_t vectorChannels = vector > 1 ? chunkChannels / vector * vector : 0;
-  if (vectorChannels > 0) {
+  if (vectorChannels > 0 && wordWindow) {
+    // Adjacent windows: per row, each window word of the group's V channels in one load (V
+    // consecutive words), then channel by channel the row's taps, odd ones joined as below.
+    AffineExpr groupWordOff =
+        dCc * (vector * plane) + (dR * (shape.dh * geom.inTileW) + dJ) * vector;
+    AffineMap groupWordMap = AffineMap::get(3, 0, groupWordOff);
+    ConvShape::WordWindow win = shape.adjacentWindow();
+    loopOver(vectorChannels / vector, [&](Value group) {
+      loopOver(shape.r, [&](Value r) {
+        // words[j * vector + i]: window word j of the group's channel i.
+        SmallVector<Value> words;
+        for (int64_t j = 0; j < geom.rowLoads; ++j) {
+          Value at = arith::AddIOp::create(
+              b, loc, vectorBase,
+              affine::AffineApplyOp::create(b, loc, groupWordMap,
+                                            ValueRange{group, r, cst(b, loc, j)}));
+          for (int64_t i = 0; i < vector; ++i)
+            words.push_back(memref::LoadOp::create(
+                b, loc, tile,
+                ValueRange{i ? arith::AddIOp::create(b, loc, at, cst(b, loc, i)).getResult()
+                             : at}));
+        }
+        for (int64_t i = 0; i < vector; ++i) {
+          Value cc = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, dCc * vector + i),
+                                                   ValueRange{group});
+          for (int64_t sIdx = 0; sIdx < shape.s; ++sIdx) {
+            int64_t e = sIdx * shape.dw - shape.pl;
+            int64_t at = llvm::divideFloorSigned(e, 2) - win.first;
+            Value x = words[at * vector + i];
+            if (e % 2 != 0)
+              x = joinHalves(b, loc, x, words[(at + 1) * vector + i]);
+            emitWeightLoop(cc, r, arith::ConstantIndexOp::create(b, loc, sIdx),
+                           [&](Value) -> Value { return x; });
+          }
+        }
+      });
+    });
+  } else if (vectorChannels > 0) {
     AffineExpr groupOff =
         dCc * (vector * plane) + (dR * (shape.dh * geom.inTileW) + dS * shape.dw) * vector;
     AffineMap groupMap = AffineMap::get(3, 0, groupOff);
