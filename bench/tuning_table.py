@@ -3,7 +3,7 @@
 
 usage: bench/tuning_table.py RESULT.json [RESULT.json ...] -o TABLE.json
            [--merge OLD.json] [--margin 0.03] [--nnz-tolerance 0.1] [--commit C] [--sms N]
-           [--objective warm|cold_l2] [--base-time fastest|median]
+           [--objective warm|cold_l2] [--base-time fastest|median] [--falls-back-to TABLE]
 
 RESULT.json: what `bench/variants.sh run OUTDIR RESULT.json` writes on the GPU machine
 (every case's spconv-bench JSON per repetition). Cases are grouped by the conv they compile
@@ -45,6 +45,11 @@ sources say "cold L2"; --merge refuses a table chosen by the other objective.
 The table's "sms" is the device's SM count: what spconv-bench recorded (its device "sms"),
 else --sms, else OLD.json's; spconv-translate's heuristic tiles the convs without an entry for
 that many SMs unless --num-sms says otherwise (docs/design.md, "Target GPU").
+
+--falls-back-to names another device's table, written into this one as "falls_back_to" (a
+path relative to TABLE.json's directory, kept by --merge): the compiler tries this table's
+entries first, then that one's, each naming where it was measured. An H100 table of what was
+measured on H100s falls back to the H200 table this way.
 
 spconv-translate --tuning-table=TABLE.json (or $SPCONV_TUNING_TABLE) then takes an entry's
 tiling for a matching conv. Prints one line per group: the base, the best, and the decision.
@@ -122,6 +127,10 @@ def main():
                     "record it (spconv-bench before it did)")
     ap.add_argument("--objective", choices=sorted(TIME_FIELD), default="warm",
                     help="which time decides: warm replays (default) or from a cold L2")
+    ap.add_argument("--falls-back-to", metavar="TABLE",
+                    help="another device's table (a path relative to OUT's directory) whose "
+                    "entries serve where this table's match nothing (docs/design.md, "
+                    "\"Tuning table\"); --merge keeps the merged table's")
     ap.add_argument("--base-time", choices=["fastest", "median"], default="fastest",
                     help="the base's time a winner must beat: its fastest repetition "
                     "(default) or their median")
@@ -246,6 +255,9 @@ def main():
     table = {"format": "spconv-tuning-table", "version": 1, "device": device}
     if sms:
         table["sms"] = sms
+    falls_back_to = args.falls_back_to or (old.get("falls_back_to") if args.merge else None)
+    if falls_back_to:
+        table["falls_back_to"] = falls_back_to
     if args.objective != "warm":
         table["objective"] = args.objective
     table.update({

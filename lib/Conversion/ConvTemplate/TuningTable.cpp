@@ -7,10 +7,13 @@
 
 #include "spconv/Conversion/ConvTemplate/TuningTable.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 #include <algorithm>
 #include <array>
@@ -282,7 +285,8 @@ llvm::Expected<TuningTable> TuningTable::parse(llvm::StringRef text, llvm::Strin
   TuningTable table;
   const llvm::json::Array *entries = nullptr;
   if (o && o.map("format", format) && o.map("version", version) &&
-      o.map("device", table.deviceName) && o.map("sms", sms)) {
+      o.map("device", table.deviceName) && o.map("sms", sms) &&
+      o.mapOptional("falls_back_to", table.fallbackName)) {
     if (format != "spconv-tuning-table")
       p.field("format").report("expected \"spconv-tuning-table\"");
     else if (version != 1)
@@ -367,13 +371,42 @@ std::string TuningTable::resolvePath(std::optional<llvm::StringRef> flag) {
   return path == "none" ? std::string() : path;
 }
 
-llvm::Expected<TuningTable> TuningTable::load(llvm::StringRef path) {
+static llvm::Expected<TuningTable> loadOne(llvm::StringRef path) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer)
     return llvm::createStringError(buffer.getError(),
                                    "tuning table " + path + ": " + buffer.getError().message());
-  return parse((*buffer)->getBuffer(), path);
+  return TuningTable::parse((*buffer)->getBuffer(), path);
+}
+
+llvm::Expected<TuningTable> TuningTable::load(llvm::StringRef path) {
+  llvm::Expected<TuningTable> table = loadOne(path);
+  if (!table || table->fallbackName.empty())
+    return table;
+  llvm::SmallString<256> fallbackPath(table->fallbackName);
+  if (!llvm::sys::path::is_absolute(fallbackPath)) {
+    fallbackPath = llvm::sys::path::parent_path(path);
+    llvm::sys::path::append(fallbackPath, table->fallbackName);
+  }
+  llvm::Expected<TuningTable> fallback = loadOne(fallbackPath);
+  if (!fallback)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "tuning table " + path + " falls back to " + fallbackPath +
+                                       ": " + llvm::toString(fallback.takeError()));
+  if (!fallback->fallbackName.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "tuning table " + path + " falls back to " + fallbackPath +
+                                       ", which falls back to " + fallback->fallbackName +
+                                       ": a fallback table may not fall back further");
+  // What this table measured wins: lookups and pairing choices take the first entry that
+  // matches, and the fallback's entries follow this table's own.
+  for (Entry &e : fallback->entries)
+    table->entries.push_back(std::move(e));
+  table->entriesFromFallback = fallback->entries.size();
+  if (!table->sms)
+    table->sms = fallback->sms;
+  return table;
 }
 
 const TunedTiling *TuningTable::lookup(const ConvShape &shape, int64_t nnz) const {

@@ -4,7 +4,9 @@
 // fastest when bench/tuning_table.py measured variants on a GPU (bench/variants.sh). Where a
 // conv matches an entry, its tiling replaces the heuristic's, field by field, except for the
 // fields the user requested explicitly. A table is made for one device (its "device" field):
-// the compiling machine has no GPU, so choosing the table is choosing the target.
+// the compiling machine has no GPU, so choosing the table is choosing the target. A table
+// may name another one to fall back to ("falls_back_to", a sibling device's): its entries
+// serve where the table's own match nothing, each still naming where it was measured.
 //
 // An entry marked choose_pairing also chooses a half-precision conv's pairing, where the op
 // leaves it to the compiler: the pairing is part of the kernel's word shape, so it is decided
@@ -35,7 +37,9 @@ struct TunedTiling {
 
 class TuningTable {
 public:
-  /// Reads and checks a table; errors name the file and the JSON path of the bad field.
+  /// Reads and checks a table, and the table it falls back to where it names one (a path
+  /// relative to the table's directory); errors name the file and the JSON path of the bad
+  /// field. A fallback table may not fall back further.
   static llvm::Expected<TuningTable> load(llvm::StringRef path);
 
   /// The table a compile uses: `flag` where given (std::nullopt: not given), else
@@ -55,6 +59,10 @@ public:
   /// the table does not say.
   int64_t numSMs() const { return sms; }
   size_t size() const { return entries.size(); }
+  /// The table's own "falls_back_to" as written ("" if none), and, once loaded, how many of
+  /// the entries came from it (after the table's own, which lookups try first).
+  llvm::StringRef fallsBackTo() const { return fallbackName; }
+  size_t fallbackEntries() const { return entriesFromFallback; }
 
   /// The key `lookup` matches: the logical conv, its types, pairing and layout.
   static std::string keyOf(const ConvShape &shape);
@@ -87,6 +95,8 @@ private:
   std::vector<Entry> entries;
   std::string deviceName;
   int64_t sms = 0;
+  std::string fallbackName;
+  size_t entriesFromFallback = 0;
 };
 
 /// `requested` with `tuned`'s fields wherever `requested` leaves the choice to the heuristic
