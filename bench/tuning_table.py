@@ -49,7 +49,10 @@ that many SMs unless --num-sms says otherwise (docs/design.md, "Target GPU").
 --falls-back-to names another device's table, written into this one as "falls_back_to" (a
 path relative to TABLE.json's directory, kept by --merge): the compiler tries this table's
 entries first, then that one's, each naming where it was measured. An H100 table of what was
-measured on H100s falls back to the H200 table this way.
+measured on H100s falls back to the H200 table this way. Such a table also records a group
+whose heuristic nothing beat: an entry of the base's tiling (and, in half precision, its
+pairing as a choice), so that the fallback's entry, which this device did not find faster,
+does not apply.
 
 spconv-translate --tuning-table=TABLE.json (or $SPCONV_TUNING_TABLE) then takes an entry's
 tiling for a matching conv. Prints one line per group: the base, the best, and the decision.
@@ -154,6 +157,10 @@ def main():
     for name, c in cases.items():
         groups.setdefault(key_of(c["result"])[:3], []).append(name)
 
+    # A table that falls back to another device's records where the heuristic was best too:
+    # its entry then shadows the fallback's, which this device did not find faster.
+    falls_back_to = args.falls_back_to or (
+        json.load(open(args.merge)).get("falls_back_to") if args.merge else None)
     entries = []
     for key, names in sorted(groups.items(), key=lambda kv: sorted(kv[1])[0]):
         base = [n for n in names if n.endswith("-base")]
@@ -165,11 +172,16 @@ def main():
             continue
         base_ms = cases[base[0]]["fastest" if args.base_time == "fastest" else "ms"]
         gain = base_ms / b["ms"]
-        if best == base[0] or b["ms"] > base_ms * (1 - args.margin):
-            print("%-24s heuristic %.4f ms%s kept (best other: %s)" % (
-                base[0], base_ms, cold, min((n for n in names if n != base[0]),
-                                      key=lambda n: cases[n]["ms"], default="-")))
-            continue
+        kept = best == base[0] or b["ms"] > base_ms * (1 - args.margin)
+        if kept:
+            other = min((n for n in names if n != base[0]), key=lambda n: cases[n]["ms"],
+                        default="-")
+            print("%-24s heuristic %.4f ms%s kept (best other: %s)%s" % (
+                base[0], base_ms, cold, other,
+                "; an entry of its tiling shadows %s's" % falls_back_to if falls_back_to else ""))
+            if not falls_back_to:
+                continue
+            best, b = base[0], cases[base[0]]
         r = b["result"]
         conv, dtype, accumulate, pairing = key_of(r)
         base_pairing = key_of(cases[base[0]]["result"])[3]
@@ -182,17 +194,25 @@ def main():
         }
         if layout != "nchw":
             entry["layout"] = layout
-        # The base's pairing is the heuristic's: another one wins only if the table sets it.
-        if pairing != base_pairing:
+        # The base's pairing is the heuristic's: another one wins only if the table sets it;
+        # a kept heuristic's entry sets its own over any choice of the fallback's.
+        if pairing != base_pairing or (kept and dtype != "f32" and pairing != "none"):
             entry["choose_pairing"] = True
         entry.update({
             "nnz": [int(nnz * (1 - tol)), int(nnz * (1 + tol)) + 1],
             "tiling": r["tiling"],
-            "source": "%s (%s): %.4f ms%s, heuristic %.4f ms%s (%s), %s, commit %s" % (
+            "source": ("%s (%s): %.4f ms%s, nothing faster by %g%% (best other: %s %.4f ms), "
+                       "%s, commit %s" % (
+                           best, b["file"], base_ms, cold, args.margin * 100, other,
+                           cases[other]["ms"] if other in cases else float("nan"), device,
+                           args.commit or r.get("commit", "?"))) if kept else
+            "%s (%s): %.4f ms%s, heuristic %.4f ms%s (%s), %s, commit %s" % (
                 best, b["file"], b["ms"], cold, base_ms, cold, base[0], device,
                 args.commit or r.get("commit", "?")),
         })
         entries.append(entry)
+        if kept:
+            continue
         print("%-24s heuristic %.4f ms%s -> %s %.4f ms (%.2fx)%s" % (
             base[0], base_ms, cold, best, b["ms"], gain,
             ", pairing %s for %s (choose_pairing)" % (pairing, base_pairing)
@@ -255,7 +275,6 @@ def main():
     table = {"format": "spconv-tuning-table", "version": 1, "device": device}
     if sms:
         table["sms"] = sms
-    falls_back_to = args.falls_back_to or (old.get("falls_back_to") if args.merge else None)
     if falls_back_to:
         table["falls_back_to"] = falls_back_to
     if args.objective != "warm":
