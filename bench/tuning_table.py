@@ -84,6 +84,15 @@ def key_of(r):
             num.get("pairing", "none"))
 
 
+def as_measured(tiling):
+    # An entry from before channel vectors read one channel a load (docs/design.md, "Tuning
+    # table"), which is what a sidecar now says as channel_vector 1; one from before loads
+    # ahead loaded none ahead (load_ahead 0), and one from before dynamic shared memory
+    # staged into static shared memory (dynamic_shared false).
+    defaults = {"channel_vector": 1, "load_ahead": 0, "dynamic_shared": False}
+    return dict(defaults, **tiling) if tiling else tiling
+
+
 def entry_key(e):
     """key_of for a table entry."""
     return (conv_text(e["conv"], e.get("layout", "nchw")), e["dtype"], e["accumulate"],
@@ -159,8 +168,8 @@ def main():
 
     # A table that falls back to another device's records where the heuristic was best too:
     # its entry then shadows the fallback's, which this device did not find faster.
-    falls_back_to = args.falls_back_to or (
-        json.load(open(args.merge)).get("falls_back_to") if args.merge else None)
+    merged = json.load(open(args.merge)) if args.merge else {"entries": []}
+    falls_back_to = args.falls_back_to or merged.get("falls_back_to")
     entries = []
     for key, names in sorted(groups.items(), key=lambda kv: sorted(kv[1])[0]):
         base = [n for n in names if n.endswith("-base")]
@@ -176,10 +185,16 @@ def main():
         if kept:
             other = min((n for n in names if n != base[0]), key=lambda n: cases[n]["ms"],
                         default="-")
-            print("%-24s heuristic %.4f ms%s kept (best other: %s)%s" % (
+            print("%-24s base %.4f ms%s kept (best other: %s)%s" % (
                 base[0], base_ms, cold, other,
                 "; an entry of its tiling shadows %s's" % falls_back_to if falls_back_to else ""))
             if not falls_back_to:
+                continue
+            # A base compiled with the merged table ran its entry's tiling: that entry,
+            # measured best again, stays (below) and already shadows the fallback's.
+            r = cases[base[0]]["result"]
+            if any(entry_key(e) == key_of(r) and as_measured(e["tiling"]) == as_measured(r["tiling"])
+                   for e in merged["entries"]):
                 continue
             best, b = base[0], cases[base[0]]
         r = b["result"]
@@ -240,14 +255,6 @@ def main():
         # the old entry is what was measured best, and stays.
         base_tiling = {key_of(c["result"]): c["result"]["tiling"]
                        for n, c in cases.items() if n.endswith("-base")}
-
-        def as_measured(tiling):
-            # An entry from before channel vectors read one channel a load (docs/design.md,
-            # "Tuning table"), which is what a sidecar now says as channel_vector 1; one from
-            # before loads ahead loaded none ahead (load_ahead 0), and one from before dynamic
-            # shared memory staged into static shared memory (dynamic_shared false).
-            defaults = {"channel_vector": 1, "load_ahead": 0, "dynamic_shared": False}
-            return dict(defaults, **tiling) if tiling else tiling
 
         def stays(e):
             k = entry_key(e)
