@@ -185,7 +185,7 @@ def main():
         if kept:
             other = min((n for n in names if n != base[0]), key=lambda n: cases[n]["ms"],
                         default="-")
-            print("%-24s base %.4f ms%s kept (best other: %s)%s" % (
+            print("%-24s heuristic %.4f ms%s kept (best other: %s)%s" % (
                 base[0], base_ms, cold, other,
                 "; an entry of its tiling shadows %s's" % falls_back_to if falls_back_to else ""))
             if not falls_back_to:
