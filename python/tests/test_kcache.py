@@ -47,6 +47,20 @@ def test_keys_follow_the_tuning_table(tmp_path, monkeypatch):
     assert kcache.layer_key(spec()) == base
 
 
+def test_keys_follow_the_table_a_table_falls_back_to(tmp_path, monkeypatch):
+    # An H100 table over the H200 one: a change to either changes the tilings.
+    h200 = tmp_path / "h200.json"
+    h200.write_text('{"entries": [1]}')
+    h100 = tmp_path / "h100.json"
+    h100.write_text('{"falls_back_to": "h200.json", "entries": []}')
+    monkeypatch.setenv("SPCONV_TUNING_TABLE", str(h100))
+    first = kcache.layer_key(spec())
+    h200.write_text('{"entries": [2]}')
+    assert kcache.layer_key(spec()) != first
+    h200.unlink()
+    assert kcache.tuning_table_id() == "unreadable:h200.json"
+
+
 def test_num_sms_is_passed_only_where_the_compiler_would_tile_for_another_count(
         tmp_path, monkeypatch):
     monkeypatch.delenv("SPCONV_TUNING_TABLE", raising=False)

@@ -92,16 +92,30 @@ def num_sms_args(num_sms, extra_args=()):
 
 
 def tuning_table_id(extra_args=()):
-    """SHA-256 (16 hex) of the tuning table spconv-translate would read (tuning_table_path),
-    or None: a table changes tilings, so the kernels compiled with it are cached apart."""
+    """SHA-256 (16 hex) of the tuning table spconv-translate would read (tuning_table_path)
+    and of the table it falls back to ("falls_back_to", relative to its directory), or None:
+    a table changes tilings, so the kernels compiled with it are cached apart."""
     path = tuning_table_path(extra_args)
     if path is None:
         return None
     try:
         with open(path, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest()[:16]
+            text = f.read()
     except OSError:
         return "unreadable:" + path  # spconv-translate reports it
+    h = hashlib.sha256(text)
+    try:
+        fallback = json.loads(text).get("falls_back_to")
+    except (ValueError, AttributeError):
+        fallback = None  # spconv-translate reports a malformed table
+    if isinstance(fallback, str):
+        try:
+            with open(os.path.join(os.path.dirname(path), fallback), "rb") as f:
+                h.update(b"falls_back_to")
+                h.update(f.read())
+        except OSError:
+            return "unreadable:" + fallback
+    return h.hexdigest()[:16]
 
 
 def layer_key(spec, extra_args=()):
