@@ -14,9 +14,9 @@ usage: bench/sweep_spec.py --gen "SPCONV-GEN-CONV FLAGS" [--name NAME] [-o SPEC]
 
   block-k, tile-p and min-blocks-per-sm halved and doubled; threads-q 8, 16 and 32;
   split-c 1, 2 and 4; cp.async staging on or off; double-buffered cp.async staging (a
-  chunk loop); dynamic shared memory; 8 loads ahead;
-  SM affinity; and, in half precision, every other pairing the conv can take, alone, with
-  cp.async (the pairings of whole words) and with 16 threads along a row (the pair that took alexnet-conv1 at batch 1 from 0.0070 to
+  chunk loop); dynamic shared memory; 8 loads ahead; SM affinity; channel vectors of 1, 2
+  and 4; and, in half precision, every other pairing the conv can take, alone, with
+  cp.async (the pairings of whole words), with channel vectors of 4, and with 16 threads along a row (the pair that took alexnet-conv1 at batch 1 from 0.0070 to
   0.0039 ms, docs/tuning-log.md "Batch 1 without staging").
 
 --net sweeps every distinct conv shape of a bench/networks.py network (the first layer of
@@ -110,6 +110,9 @@ def candidates(tiling, half, base_pairing, batch):
         out.append(("la8", ["--load-ahead=8"], None))
     if not t["sm_affine"]:
         out.append(("sa", ["--sm-affinity=2"], None))
+    for v in (1, 2, 4):  # channel vectors (docs/design.md, "Channel vectors")
+        if v != t.get("channel_vector", 1):
+            out.append(("cv%d" % v, ["--channel-vector=%d" % v], None))
     if half:
         for p in HALF_PAIRINGS:
             if p == base_pairing or (p == "images" and batch < 2):
@@ -118,6 +121,9 @@ def candidates(tiling, half, base_pairing, batch):
             out.append((p + "-q16", ["--threads-q=16"], p))
             if p in ("adjacent", "images"):  # whole words, which cp.async can copy
                 out.append((p + "-async", ["--async-staging=2"], p))
+            # one load a window word of 4 channels (vgg-conv2 at batch 1 by rows -> this:
+            # 1.05x on an H100, docs/tuning-log.md "Channel vectors under adjacent windows")
+            out.append((p + "-cv4", ["--channel-vector=4"], p))
     return out
 
 
