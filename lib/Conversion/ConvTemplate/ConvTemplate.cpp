@@ -734,31 +734,35 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
   // ld.shared.v2/.v4), then each channel's FMAs; the channels past the last full group
   // after them, from planes of their own.
   int64_t vectorChannels = vector > 1 ? chunkChannels / vector * vector : 0;
+  // The V consecutive words of one channel group at vectorBase + map(ivs), appended to
+  // `words` (the backend's load-store vectorizer makes them one load), and channel i of a
+  // group.
+  auto loadGroupWords = [&](AffineMap map, ValueRange ivs, SmallVectorImpl<Value> &words) {
+    Value at =
+        arith::AddIOp::create(b, loc, vectorBase, affine::AffineApplyOp::create(b, loc, map, ivs));
+    for (int64_t i = 0; i < vector; ++i)
+      words.push_back(memref::LoadOp::create(
+          b, loc, tile,
+          ValueRange{i ? arith::AddIOp::create(b, loc, at, cst(b, loc, i)).getResult() : at}));
+  };
+  auto groupChannel = [&](Value group, int64_t i) -> Value {
+    return affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, dCc * vector + i),
+                                         ValueRange{group});
+  };
   if (vectorChannels > 0 && wordWindow) {
-    // Adjacent windows: per row, each window word of the group's V channels in one load (V
-    // consecutive words), then channel by channel the row's taps, odd ones joined as below.
-    AffineExpr groupWordOff =
-        dCc * (vector * plane) + (dR * (shape.dh * geom.inTileW) + dJ) * vector;
-    AffineMap groupWordMap = AffineMap::get(3, 0, groupWordOff);
+    // Adjacent windows: per row, each window word of the group's V channels in one load,
+    // then channel by channel the row's taps, odd ones joined as below.
+    AffineMap groupWordMap = AffineMap::get(
+        3, 0, dCc * (vector * plane) + (dR * (shape.dh * geom.inTileW) + dJ) * vector);
     ConvShape::WordWindow win = shape.adjacentWindow();
     loopOver(vectorChannels / vector, [&](Value group) {
       loopOver(shape.r, [&](Value r) {
         // words[j * vector + i]: window word j of the group's channel i.
         SmallVector<Value> words;
-        for (int64_t j = 0; j < geom.rowLoads; ++j) {
-          Value at = arith::AddIOp::create(
-              b, loc, vectorBase,
-              affine::AffineApplyOp::create(b, loc, groupWordMap,
-                                            ValueRange{group, r, cst(b, loc, j)}));
-          for (int64_t i = 0; i < vector; ++i)
-            words.push_back(memref::LoadOp::create(
-                b, loc, tile,
-                ValueRange{i ? arith::AddIOp::create(b, loc, at, cst(b, loc, i)).getResult()
-                             : at}));
-        }
+        for (int64_t j = 0; j < geom.rowLoads; ++j)
+          loadGroupWords(groupWordMap, ValueRange{group, r, cst(b, loc, j)}, words);
         for (int64_t i = 0; i < vector; ++i) {
-          Value cc = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, dCc * vector + i),
-                                                   ValueRange{group});
+          Value cc = groupChannel(group, i);
           for (int64_t sIdx = 0; sIdx < shape.s; ++sIdx) {
             int64_t e = sIdx * shape.dw - shape.pl;
             int64_t at = llvm::divideFloorSigned(e, 2) - win.first;
@@ -772,26 +776,15 @@ void ConvTemplateEmitter::emitChunkNest(OpBuilder &b, Location loc, Value tid, i
       });
     });
   } else if (vectorChannels > 0) {
-    AffineExpr groupOff =
-        dCc * (vector * plane) + (dR * (shape.dh * geom.inTileW) + dS * shape.dw) * vector;
-    AffineMap groupMap = AffineMap::get(3, 0, groupOff);
+    AffineMap groupMap = AffineMap::get(
+        3, 0, dCc * (vector * plane) + (dR * (shape.dh * geom.inTileW) + dS * shape.dw) * vector);
     loopOver(vectorChannels / vector, [&](Value group) {
       loopOver(shape.r, [&](Value r) {
         loopOver(shape.s, [&](Value s) {
-          Value at = arith::AddIOp::create(
-              b, loc, vectorBase,
-              affine::AffineApplyOp::create(b, loc, groupMap, ValueRange{group, r, s}));
           SmallVector<Value, 4> words;
+          loadGroupWords(groupMap, ValueRange{group, r, s}, words);
           for (int64_t i = 0; i < vector; ++i)
-            words.push_back(memref::LoadOp::create(
-                b, loc, tile,
-                ValueRange{i ? arith::AddIOp::create(b, loc, at, cst(b, loc, i)).getResult()
-                             : at}));
-          for (int64_t i = 0; i < vector; ++i) {
-            Value cc = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, dCc * vector + i),
-                                                     ValueRange{group});
-            emitWeightLoop(cc, r, s, [&](Value) -> Value { return words[i]; });
-          }
+            emitWeightLoop(groupChannel(group, i), r, s, [&](Value) -> Value { return words[i]; });
         });
       });
     });
