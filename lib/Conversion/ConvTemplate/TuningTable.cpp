@@ -403,7 +403,6 @@ llvm::Expected<TuningTable> TuningTable::load(llvm::StringRef path) {
   // matches, and the fallback's entries follow this table's own.
   for (Entry &e : fallback->entries)
     table->entries.push_back(std::move(e));
-  table->entriesFromFallback = fallback->entries.size();
   if (!table->sms)
     table->sms = fallback->sms;
   return table;

@@ -59,10 +59,6 @@ public:
   /// the table does not say.
   int64_t numSMs() const { return sms; }
   size_t size() const { return entries.size(); }
-  /// The table's own "falls_back_to" as written ("" if none), and, once loaded, how many of
-  /// the entries came from it (after the table's own, which lookups try first).
-  llvm::StringRef fallsBackTo() const { return fallbackName; }
-  size_t fallbackEntries() const { return entriesFromFallback; }
 
   /// The key `lookup` matches: the logical conv, its types, pairing and layout.
   static std::string keyOf(const ConvShape &shape);
@@ -95,8 +91,9 @@ private:
   std::vector<Entry> entries;
   std::string deviceName;
   int64_t sms = 0;
+  /// The table's "falls_back_to" as written ("" if none); load() appends that table's
+  /// entries after this one's, so lookups try this table's first.
   std::string fallbackName;
-  size_t entriesFromFallback = 0;
 };
 
 /// `requested` with `tuned`'s fields wherever `requested` leaves the choice to the heuristic
