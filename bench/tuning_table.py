@@ -193,7 +193,8 @@ def main():
             # A base compiled with the merged table ran its entry's tiling: that entry,
             # measured best again, stays (below) and already shadows the fallback's.
             r = cases[base[0]]["result"]
-            if any(entry_key(e) == key_of(r) and as_measured(e["tiling"]) == as_measured(r["tiling"])
+            if any(entry_key(e) == key_of(r)
+                   and as_measured(e["tiling"]) == as_measured(r["tiling"])
                    for e in merged["entries"]):
                 continue
             best, b = base[0], cases[base[0]]
