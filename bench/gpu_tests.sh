@@ -72,6 +72,8 @@
 #          summary OUTDIR/gpu-tests.txt, exits 1 if any case failed (2: usage/setup).
 #          Where cuobjdump is on PATH, a case that passes must also pass
 #          bench/sass_spill_check.py on its SASS (OUTDIR/<case>.sass-check).
+#          SPCONV_GPU_TESTS_JOBS=N runs N cases at once (default 1; the times in their JSON
+#          then say nothing, the checks are the same), printing the lines when all are done.
 # Both:    SPCONV_GPU_TESTS_ONLY=REGEX keeps only the shapes whose name matches (bash =~).
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -356,42 +358,20 @@ compile() {
   exit $status
 }
 
-run() {
-  local bench="${SPCONV_BENCH:-}" cand
-  for cand in "$root/build/bin/spconv-bench" "$root/build-bench/bin/spconv-bench"; do
-    [ -z "$bench" ] && [ -x "$cand" ] && bench="$cand"
-  done
-  if [ -z "$bench" ] || [ ! -x "$bench" ]; then
-    echo "gpu_tests.sh: no spconv-bench (set SPCONV_BENCH)" >&2; exit 2
-  fi
-  [ -d "$out" ] || { echo "gpu_tests.sh: no $out (run 'compile' first)" >&2; exit 2; }
-  local summary="$out/gpu-tests.txt" status=0 pass=0 fail=0 dir cname args line rc entry p
-  local expect
-  : > "$summary.tmp"
-  # Every case: its directory name and the status spconv-bench must give.
-  local cases=()
-  for entry in "${shapes[@]}"; do
-    for p in "${sparsities[@]}"; do
-      cases+=("${entry%%|*}-p$p|ok")
-    done
-  done
-  for entry in "${half_cases[@]}"; do
-    cases+=("${entry%%|*}|${entry##*|}")
-  done
-  for entry in "${cases[@]}"; do
-    cname="${entry%%|*}"; expect="${entry#*|}"
-    dir="$out/$cname"
-    if [ ! -f "$dir/kernels.json" ]; then
-      line="FAIL $cname max_rel_err=- (not compiled: no $dir/kernels.json)"
-    else
-      args=(--launch "$dir/kernels.json" --module "$dir/kernels.cubin"
-            --weights "$dir/weights.bin" --out "$out/$cname.json"
-            --no-cusparse --no-tf32 --batches 5 --target-ms 2)
-      [ -f "$dir/bias.bin" ] && args+=(--bias "$dir/bias.bin")
-      rm -f "$out/$cname.json"
-      timeout "${SPCONV_CASE_TIMEOUT:-300}" "$bench" "${args[@]}" > "$out/$cname.log" 2>&1
-      rc=$?
-      line="$(python3 - "$out/$cname.json" "$cname" "$rc" "$expect" <<'PY'
+# One case: spconv-bench on OUTDIR/CNAME, then the SASS spill check; prints its PASS/FAIL line.
+run_case() {
+  local cname="$1" expect="$2" dir="$out/$1" args rc line
+  if [ ! -f "$dir/kernels.json" ]; then
+    line="FAIL $cname max_rel_err=- (not compiled: no $dir/kernels.json)"
+  else
+    args=(--launch "$dir/kernels.json" --module "$dir/kernels.cubin"
+          --weights "$dir/weights.bin" --out "$out/$cname.json"
+          --no-cusparse --no-tf32 --batches 5 --target-ms 2)
+    [ -f "$dir/bias.bin" ] && args+=(--bias "$dir/bias.bin")
+    rm -f "$out/$cname.json"
+    timeout "${SPCONV_CASE_TIMEOUT:-300}" "$bench" "${args[@]}" > "$out/$cname.log" 2>&1
+    rc=$?
+    line="$(python3 - "$out/$cname.json" "$cname" "$rc" "$expect" <<'PY'
 import json, sys
 path, case, rc, expect = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 try:
@@ -416,16 +396,55 @@ else:
 print("%s %s max_rel_err=%s%s" % ("PASS" if ok else "FAIL", case, err, why))
 PY
 )"
+  fi
+  if [[ "$line" == PASS* ]] && command -v cuobjdump > /dev/null; then
+    # ptxas 13.0 can reload a spilled 16-bit half with a 32-bit load that clobbers the
+    # register's other half: outputs that are wrong on some runs only, so one passing run
+    # does not clear the kernel (bench/sass_spill_check.py).
+    if ! python3 "$here/sass_spill_check.py" --name "$cname" "$dir/kernels.cubin" \
+         > "$out/$cname.sass-check" 2>&1; then
+      line="FAIL ${line#PASS } (SASS: $(grep -c 'reload `' "$out/$cname.sass-check") suspect spill reloads, $cname.sass-check)"
     fi
-    if [[ "$line" == PASS* ]] && command -v cuobjdump > /dev/null; then
-      # ptxas 13.0 can reload a spilled 16-bit half with a 32-bit load that clobbers the
-      # register's other half: outputs that are wrong on some runs only, so one passing run
-      # does not clear the kernel (bench/sass_spill_check.py).
-      if ! python3 "$here/sass_spill_check.py" --name "$cname" "$dir/kernels.cubin" \
-           > "$out/$cname.sass-check" 2>&1; then
-        line="FAIL ${line#PASS } (SASS: $(grep -c 'reload `' "$out/$cname.sass-check") suspect spill reloads, $cname.sass-check)"
-      fi
-    fi
+  fi
+  echo "$line"
+}
+
+run() {
+  local bench="${SPCONV_BENCH:-}" cand
+  for cand in "$root/build/bin/spconv-bench" "$root/build-bench/bin/spconv-bench"; do
+    [ -z "$bench" ] && [ -x "$cand" ] && bench="$cand"
+  done
+  if [ -z "$bench" ] || [ ! -x "$bench" ]; then
+    echo "gpu_tests.sh: no spconv-bench (set SPCONV_BENCH)" >&2; exit 2
+  fi
+  [ -d "$out" ] || { echo "gpu_tests.sh: no $out (run 'compile' first)" >&2; exit 2; }
+  local summary="$out/gpu-tests.txt" status=0 pass=0 fail=0 cname line entry p
+  : > "$summary.tmp"
+  # Every case: its directory name and the status spconv-bench must give.
+  local cases=()
+  for entry in "${shapes[@]}"; do
+    for p in "${sparsities[@]}"; do
+      cases+=("${entry%%|*}-p$p|ok")
+    done
+  done
+  for entry in "${half_cases[@]}"; do
+    cases+=("${entry%%|*}|${entry##*|}")
+  done
+  # Cases run SPCONV_GPU_TESTS_JOBS at a time (default 1): each is its own spconv-bench
+  # process, and most of a case's time is process and cuDNN start-up, not GPU work, so the
+  # GPU machine's cores run the suite several times faster. Lines are gathered in order.
+  local jobs="${SPCONV_GPU_TESTS_JOBS:-1}"
+  [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "gpu_tests.sh: SPCONV_GPU_TESTS_JOBS must be a positive integer" >&2; exit 2; }
+  for entry in "${cases[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+    run_case "${entry%%|*}" "${entry#*|}" > "$out/${entry%%|*}.line" &
+  done
+  wait
+  for entry in "${cases[@]}"; do
+    cname="${entry%%|*}"
+    line="$(cat "$out/$cname.line" 2>/dev/null)"
+    [ -n "$line" ] || line="FAIL $cname max_rel_err=- (no result line)"
+    rm -f "$out/$cname.line"
     echo "$line"
     echo "$line" >> "$summary.tmp"
     case "$line" in
