@@ -51,6 +51,11 @@
 # window word of V channels): an odd chunk, a valid 5x5 over packed images, a bf16 split
 # staged by cp.async, a double-buffered loop in dynamic shared memory, vgg-conv3's batch-1
 # tiling under SM affinity in pieces with loads ahead, dilation through the LLVM-level fold.
+# Cluster splits (cs*: --cluster-split, a tile's groups of chunks over the blocks of a
+# cluster, the partial sums added through distributed shared memory): with split groups in
+# each block, three blocks over a partial batch, adjacent pairs staged by cp.async in a
+# double-buffered loop in dynamic shared memory, f16 rows through the LLVM-level fold, a bf16
+# residual in pieces, f16 image pairs over a 1x1 conv.
 # Residual epilogues (res-*, *-res-*: --residual, the
 # kernel adds a third tensor before its activation; spconv-bench passes a random one and adds
 # it to the reference): FP32 and each half pairing, adjacent pairs and image pairs, with
@@ -285,6 +290,12 @@ shapes=(
   "f16-imgpairs-res-async-loop-images-partial|--shape 10,64,7,7,24,3,3 --pad 1,1,1,1 --bias --relu --dtype f16 --layout image_pairs --residual|--images-per-block=2 --block-k=8 --chunk-c=6 --chunk-loop=2 --async-staging=2"
   "bf16-imgpairs-res-pieces|--shape 4,48,9,12,13,3,3 --pad 1,1,1,1 --dtype bf16 --layout image_pairs --residual|--block-k=3 --code-budget=150"
   "f16-imgpairs-res-llvm|--shape 2,64,14,14,44,1,1 --bias --relu --dtype f16 --layout image_pairs --residual|--block-k=8 --fold-at=llvm"
+  "cs2-split2|--shape 1,64,14,14,24,3,3 --pad 1,1,1,1 --bias --relu|--block-k=8 --split-c=2 --chunk-c=8 --cluster-split=2"
+  "cs3-partial-batch|--shape 2,40,9,9,13,3,3 --pad 1,1,1,1|--block-k=5 --tile-p=8 --threads-q=4 --chunk-c=4 --cluster-split=3"
+  "cs2-f16-adjw-async-loop-dyn|--shape 1,64,14,14,24,3,3 --pad 1,1,1,1 --dtype f16 --pairing adjacent|--block-k=8 --channel-vector=2 --chunk-c=4 --chunk-loop=2 --async-staging=2 --dynamic-shared=2 --split-c=4 --tile-p=8 --threads-q=4 --cluster-split=2"
+  "cs4-f16-rows-llvm|--shape 1,48,10,12,20,3,3 --pad 1,1,1,1 --bias --dtype f16 --pairing rows|--block-k=4 --chunk-c=6 --fold-at=llvm --cluster-split=4"
+  "cs2-bf16-res-pieces|--shape 1,32,12,12,16,3,3 --pad 1,1,1,1 --relu --dtype bf16 --residual|--block-k=4 --chunk-c=8 --split-c=2 --code-budget=300 --cluster-split=2"
+  "cs2-f16-imgpairs-1x1|--shape 4,96,7,7,40,1,1 --bias --relu6 --dtype f16 --layout image_pairs|--block-k=8 --chunk-c=24 --cluster-split=2"
 )
 sparsities=(0 0.5 0.9 1.0)
 # name|make_fake_half_case.py flags|the status spconv-bench must give (ok or failed)

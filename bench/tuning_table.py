@@ -87,9 +87,11 @@ def key_of(r):
 def as_measured(tiling):
     # An entry from before channel vectors read one channel a load (docs/design.md, "Tuning
     # table"), which is what a sidecar now says as channel_vector 1; one from before loads
-    # ahead loaded none ahead (load_ahead 0), and one from before dynamic shared memory
-    # staged into static shared memory (dynamic_shared false).
-    defaults = {"channel_vector": 1, "load_ahead": 0, "dynamic_shared": False}
+    # ahead loaded none ahead (load_ahead 0), one from before dynamic shared memory staged
+    # into static shared memory (dynamic_shared false), and one from before cluster splits
+    # ran a tile in one block (cluster_split 1).
+    defaults = {"channel_vector": 1, "load_ahead": 0, "dynamic_shared": False,
+                "cluster_split": 1}
     return dict(defaults, **tiling) if tiling else tiling
 
 

@@ -88,6 +88,7 @@ static FailureOr<std::string> emitPTXFoldedInLLVM(ModuleOp module,
     compile.channelVector = options.tiling.channelVector;
     compile.loadAhead = options.tiling.loadAhead;
     compile.dynamicShared = options.tiling.dynamicShared;
+    compile.clusterSplit = options.tiling.clusterSplit;
     compile.numSMs = options.numSMs;
     pm.addPass(createSpconvCompileKernels(compile));
     if (failed(pm.run(module)))

@@ -136,7 +136,9 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
                                       {"channel_vector",
                                        std::max<int64_t>(1, t.channelVector)},
                                       {"load_ahead", t.loadAhead},
-                                      {"dynamic_shared", t.usesDynamicShared()}}},
+                                      {"dynamic_shared", t.usesDynamicShared()},
+                                      {"cluster_split",
+                                       std::max<int64_t>(1, t.clusterSplit)}}},
     };
     if (s.isHalf() && succeeded(w))
       entry["numerics"] = numericsJson(words, t, *w);

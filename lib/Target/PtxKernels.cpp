@@ -340,6 +340,20 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
     }
     if (convOptions.clusterSize > 1 && convOptions.smAffinity == 0)
       convOptions.smAffinity = 1; // the heuristic's SM affinity neither
+    // A cluster split's blocks take their tile and channels by grid position and cluster
+    // rank: not combined with SM affinity (an entry's yields to a requested split) nor with
+    // another cluster shape.
+    if (convOptions.tiling.clusterSplit > 1) {
+      if (options.smAffinity == 2)
+        return op.emitError("cluster-split and sm-affinity=2 are not combined: a block of a "
+                            "cluster split takes its tile and channels by its grid position");
+      if (options.clusterSize > 1)
+        return op.emitError("cluster-split and cluster-size are not combined: the split "
+                            "sets the cluster, one block per group of channels");
+      if (convOptions.smAffinity == 2)
+        tunedBy += "; the request's cluster-split over its sm-affinity";
+      convOptions.smAffinity = 1;
+    }
     Tiling requested = convOptions.tiling;
     std::string name = "spconv_conv2d_" + std::to_string(index++);
     // Retried with a smaller block-k while one channel block's code exceeds the block code
@@ -352,7 +366,7 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
     auto mayLoop = [&](const Tiling &tiling) {
       KernelGeometry g(shape, tiling);
       return convOptions.tiling.chunkLoop == 0 && !tiling.readsInputsDirectly() &&
-             g.numChunks >= 2 * g.splitC;
+             g.numChunks >= 2 * g.numGroups();
     };
     // Whether the retry may halve block-k, and the request that does: half the block-k, in
     // the form the heuristic (or the user) picks for it: straight-line where the heuristic
@@ -469,7 +483,7 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
         bool tryLoop = tiling.chunkLoop != 2 && mayLoop(tiling);
         if (tryLoop) {
           requested.chunkLoop = 2;
-          int64_t perGroup = g.numChunks / g.splitC;
+          int64_t perGroup = g.numChunks / g.numGroups();
           int64_t staging = shared ? tmpl.sharedInstructions() : 0;
           if (largestBlock - staging + staging / perGroup <= convOptions.blockCodeBudget)
             continue;
@@ -493,7 +507,8 @@ FailureOr<PtxProgram> spconv::emitPTXFoldedInPTX(ModuleOp module, const Artifact
       assembly.budget = convOptions.codeBudget;
       assembly.minBlocksPerSM = minBlocks;
       assembly.smAffine = order.smAffine;
-      assembly.clusterSize = convOptions.clusterSize;
+      assembly.clusterSize =
+          std::max(convOptions.clusterSize, KernelGeometry(shape, tiling).clusterSplit);
       std::vector<PtxUnit> units = shared ? tmpl.assembleShared(name, blockRegions, assembly)
                                           : tmpl.assemble(name, blocks, assembly);
       std::string what = describe(op);

@@ -164,6 +164,14 @@ struct TranslateFlags {
                      "in by the runtimes, so a double-buffered chunk loop keeps whole "
                      "chunks, docs/design.md \"Dynamic shared memory\")"),
       llvm::cl::init(0), llvm::cl::cat(tilingCat)};
+  llvm::cl::opt<int64_t> clusterSplit{
+      "cluster-split",
+      llvm::cl::desc("Blocks of a cluster that split a tile's input channels, each on its own "
+                     "SM (0 = heuristic: 1; 2-8: each block runs 1/N of the chunks with its "
+                     "split-c warp groups, and the partial sums meet in distributed shared "
+                     "memory; PTX-level fold, not with sm-affinity=2, images-per-block or "
+                     "cluster-size; docs/design.md \"Cluster split\")"),
+      llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::opt<int64_t> smAffinity{
       "sm-affinity",
       llvm::cl::desc("Where a block finds its work (0 = heuristic: 1; 1 = its grid position; "
@@ -297,6 +305,7 @@ struct TranslateFlags {
     o.tiling.channelVector = channelVector;
     o.tiling.loadAhead = loadAhead;
     o.tiling.dynamicShared = dynamicShared;
+    o.tiling.clusterSplit = clusterSplit;
     o.codeBudget = codeBudget;
     o.blockCodeBudget = blockCodeBudget;
     o.shareStaging = shareStaging;

@@ -131,6 +131,16 @@ static cl::opt<int64_t> channelVector(
     cl::desc("convert-spconv-to-cpu channel-vector (0 = heuristic, 1, 2 or 4 input channels "
              "interleaved in the staged tile and read together)"),
     cl::init(0), cl::cat(checkCategory));
+static cl::opt<int64_t> dynamicShared(
+    "dynamic-shared",
+    cl::desc("convert-spconv-to-cpu dynamic-shared (0 = heuristic: 1; 2 = the GPU kernel's tiles "
+             "in dynamic shared memory, up to 227 KB, which sets the chunks a GPU tiling keeps)"),
+    cl::init(0), cl::cat(checkCategory));
+static cl::opt<int64_t> clusterSplit(
+    "cluster-split",
+    cl::desc("convert-spconv-to-cpu cluster-split (0 = heuristic: 1; 2-8 blocks of a cluster "
+             "splitting a tile's channels: the twin runs their groups in one block, in order)"),
+    cl::init(0), cl::cat(checkCategory));
 static cl::opt<int64_t> numSMs(
     "num-sms",
     cl::desc("convert-spconv-to-cpu num-sms: SMs of the GPU whose tiling the twin runs (0 = "
@@ -366,7 +376,7 @@ int main(int argc, char **argv) {
 
   for (auto *opt : {&blockK, &outputsPerThread, &tileP, &threadsQ, &chunkC, &splitC, &chunkLoop,
                     &imagesPerBlock, &blockOrder, &asyncStaging, &columnOrder, &directInputs,
-                    &channelVector, &numSMs})
+                    &channelVector, &dynamicShared, &clusterSplit, &numSMs})
     if (*opt < 0) {
       llvm::errs() << "spconv-cpu-check: error: --" << opt->ArgStr
                    << " must be >= 0 (0 = heuristic), got " << *opt << "\n";
@@ -435,6 +445,8 @@ int main(int argc, char **argv) {
     options.columnOrder = columnOrder;
     options.directInputs = directInputs;
     options.channelVector = channelVector;
+    options.dynamicShared = dynamicShared;
+    options.clusterSplit = clusterSplit;
     options.numSMs = numSMs;
     options.unroll = affinePipeline.empty();
     pm.addPass(createConvertSpconvToCPU(options));

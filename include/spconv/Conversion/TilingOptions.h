@@ -42,6 +42,7 @@ protected:
     requested.channelVector = this->channelVector;
     requested.loadAhead = this->loadAhead;
     requested.dynamicShared = this->dynamicShared;
+    requested.clusterSplit = this->clusterSplit;
     if (std::string why = invalidTilingRequest(requested, this->numSMs); !why.empty()) {
       mlir::emitError(this->getOperation().getLoc(), why);
       return mlir::failure();

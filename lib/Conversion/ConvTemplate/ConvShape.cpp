@@ -187,8 +187,8 @@ std::string ConvShape::str() const {
 
 std::string Tiling::str() const {
   // Without a split the key is what it was before splits existed: cached templates stay valid.
-  return llvm::formatv("bk{0}opt{1}tp{2}tq{3}cc{4}", blockK, outputsPerThread, tileP,
-                       threadsQ, chunkC)
+  return llvm::formatv("bk{0}opt{1}tp{2}tq{3}cc{4}", blockK, outputsPerThread, tileP, threadsQ,
+                       chunkC)
              .str() +
          (splitC > 1 ? "sc" + std::to_string(splitC) : std::string()) +
          (chunkLoop == 2 ? "cl" : "") +
@@ -198,7 +198,8 @@ std::string Tiling::str() const {
          (directInputs == 2 ? "dir" : "") +
          (channelVector > 1 ? "cv" + std::to_string(channelVector) : std::string()) +
          (loadAhead > 0 ? "la" + std::to_string(loadAhead) : std::string()) +
-         (dynamicShared == 2 ? "dyn" : "");
+         (dynamicShared == 2 ? "dyn" : "") +
+         (clusterSplit > 1 ? "cs" + std::to_string(clusterSplit) : std::string());
 }
 
 int64_t Tiling::sharedLimitBytes() const {
@@ -251,13 +252,17 @@ KernelGeometry::KernelGeometry(const ConvShape &sh, const Tiling &t) {
   // vector, so a vector load is aligned wherever the tile is.
   sharedFloats = ceilDiv(sharedFloats, t.channelsPerLoad()) * t.channelsPerLoad();
   splitC = std::max<int64_t>(1, t.splitC);
+  clusterSplit = std::max<int64_t>(1, t.clusterSplit);
   imagesPerBlock = std::max<int64_t>(1, t.imagesPerBlock);
-  // The groups' partial sums travel through the tiles at the end.
-  int64_t partials = (splitC - 1) * threads * t.blockK * t.outputsPerThread;
+  // The groups' partial sums travel through the tiles at the end: every group's but the
+  // first, in a block of a cluster split every group's (the other blocks' first groups send
+  // theirs too).
+  int64_t partials =
+      (clusterSplit > 1 ? splitC : splitC - 1) * threads * t.blockK * t.outputsPerThread;
   stagingBuffers = t.asyncStaging == 2 && t.chunkLoop == 2 ? 2 : 1;
   bufferFloats = sharedFloats * splitC * imagesPerBlock;
   blockSharedFloats = std::max(bufferFloats * stagingBuffers, partials);
-  grid[0] = tilesP * tilesQ;
+  grid[0] = tilesP * tilesQ * clusterSplit;
   imageGroups = ceilDiv(sh.n, imagesPerBlock);
   grid[1] = t.channelBlockMajor() ? imageGroups : kBlocks;
   grid[2] = t.channelBlockMajor() ? kBlocks : imageGroups;
@@ -308,13 +313,14 @@ std::string spconv::splitInfeasibility(const ConvShape &sh, const Tiling &t, int
   split.chunkC = splitChunk(sh, t, groups);
   split.splitC = groups;
   KernelGeometry gs(sh, split);
-  if (gs.numChunks < groups)
-    return "its " + std::to_string(gs.windowC) + " channels make " +
-           std::to_string(gs.numChunks) + " chunk(s) of " + std::to_string(split.chunkC) +
-           " (each group's tile of " + std::to_string(g.inTileH) + " x " +
-           std::to_string(g.inTileW) + " positions gets 1/" + std::to_string(groups) +
-           " of the " + std::to_string(t.sharedLimitBytes()) +
-           " bytes of shared memory), fewer than the groups";
+  if (gs.numChunks < gs.numGroups())
+    return "its " + std::to_string(gs.windowC) + " channels make " + std::to_string(gs.numChunks) +
+           " chunk(s) of " + std::to_string(split.chunkC) + " (each group's tile of " +
+           std::to_string(g.inTileH) + " x " + std::to_string(g.inTileW) + " positions gets 1/" +
+           std::to_string(groups) + " of the " + std::to_string(t.sharedLimitBytes()) +
+           " bytes of shared memory), fewer than the " +
+           (gs.clusterSplit > 1 ? std::to_string(gs.numGroups()) + " groups of the cluster"
+                                : std::string("groups"));
   if (gs.blockSharedFloats * 4 > t.sharedLimitBytes())
     return "the groups' tiles take " + std::to_string(gs.blockSharedFloats * 4) +
            " bytes, past the " + std::to_string(t.sharedLimitBytes()) +
@@ -477,6 +483,11 @@ std::string spconv::invalidTilingRequest(const Tiling &requested) {
            std::to_string(requested.imagesPerBlock);
   if (requested.imagesPerBlock > 1 && requested.splitC > 1)
     return "images-per-block > 1 and split-c > 1 cannot be combined";
+  if (requested.clusterSplit < 0 || requested.clusterSplit > kMaxClusterSplit)
+    return "cluster-split must be 0 or 1 (no cluster) to " + std::to_string(kMaxClusterSplit) +
+           ", got " + std::to_string(requested.clusterSplit);
+  if (requested.imagesPerBlock > 1 && requested.clusterSplit > 1)
+    return "images-per-block > 1 and cluster-split > 1 cannot be combined";
   if (requested.blockOrder < 0 || requested.blockOrder > 2)
     return "block-order must be 0, 1 or 2, got " + std::to_string(requested.blockOrder);
   if (requested.asyncStaging < 0 || requested.asyncStaging > 2)
@@ -546,6 +557,14 @@ std::vector<std::string> spconv::unhonouredTilingRequests(const ConvShape &sh,
                   ", so a block runs " + std::to_string(chosen.splitC) +
                   " group(s) of its chunks");
   }
+  if (requested.clusterSplit > 1 && chosen.clusterSplit == 1)
+    why.push_back("cluster-split=" + std::to_string(requested.clusterSplit) +
+                  " does not apply to this conv: its " + std::to_string(g.numChunks) +
+                  " chunk(s) of " + std::to_string(chosen.chunkC) + " channels are fewer than " +
+                  std::to_string(requested.clusterSplit * chosen.splitC) + " groups (split-c " +
+                  std::to_string(chosen.splitC) +
+                  " in each block of the cluster); a smaller chunk-c or split-c leaves each a "
+                  "chunk, so a block runs the whole tile");
   if (requested.channelVector > 1 && chosen.channelVector == 1)
     why.push_back("channel-vector=" + std::to_string(requested.channelVector) +
                   " does not apply to this conv: " +
@@ -559,7 +578,7 @@ std::vector<std::string> spconv::unhonouredTilingRequests(const ConvShape &sh,
                   (chosen.readsInputsDirectly() ? std::string("it stages nothing (direct inputs)")
                    : chosen.asyncStaging == 2   ? std::string("it stages by cp.async")
                    : chosen.chunkLoop == 2      ? std::string("its chunks run in a loop")
-                   : g.numChunks / g.splitC < 2
+                   : g.numChunks / g.numGroups() < 2
                        ? (chosen.splitC > 1 ? "each of its " + std::to_string(chosen.splitC) +
                                                   " warp groups stages a single chunk"
                                             : std::string("it stages a single chunk"))
@@ -659,7 +678,8 @@ WorkOrder spconv::chooseWorkOrder(const ConvShape &sh, const Tiling &t,
   // resnet-conv2 at p = 0.5 1.31x, ResNet-50's layer3 3x3 1.04x. Not below a wave (no
   // data) nor at 2 channel blocks (ResNet-50's layer2 1x1 0.96x); where nothing is gained
   // the claim costs a few percent.
-  if (chooseAffinity && !order.smAffine && g.kBlocks >= 3 &&
+  // Not under a cluster split: a block's cluster, not its SM, decides what it runs.
+  if (chooseAffinity && !order.smAffine && t.clusterSplit <= 1 && g.kBlocks >= 3 &&
       g.kBlocks * itemsPerChannelBlock >= resident && noRoomForWorkSlot(sh, t).empty())
     order.smAffine = true;
   return order;
@@ -670,6 +690,11 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t, const TargetGPU &gpu)
   // Static shared memory unless dynamic is asked for: every limit below depends on it.
   if (t.dynamicShared != 2)
     t.dynamicShared = 1;
+  // A cluster split only where asked for (the chunks it needs are checked at the end), and
+  // then never packed images (invalidTilingRequest refuses an explicit packing with it).
+  t.clusterSplit = std::max<int64_t>(1, t.clusterSplit);
+  if (t.clusterSplit > 1)
+    t.imagesPerBlock = 1;
   // Packed images and split chunks exclude each other; an explicit packing wins over the
   // heuristic's split.
   if (requested.imagesPerBlock > 1 && requested.splitC <= 0)
@@ -808,7 +833,7 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t, const TargetGPU &gpu)
   if (t.chunkLoop != 1 && t.chunkLoop != 2) {
     constexpr int64_t kManyChunks = 8;
     KernelGeometry chunks(sh, t);
-    int64_t perGroup = chunks.numChunks / chunks.splitC;
+    int64_t perGroup = chunks.numChunks / chunks.numGroups();
     bool fourGroups = chunks.splitC == 4 && t.blockK <= 16 && perGroup >= 2;
     t.chunkLoop = fourGroups || perGroup >= kManyChunks ? 2 : 1;
   }
@@ -849,7 +874,10 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t, const TargetGPU &gpu)
   // words are loaded outside any condition): only asked for (the tuning table's entries).
   KernelGeometry staged(sh, t);
   if (t.loadAhead < 0 || t.asyncStaging == 2 || t.chunkLoop == 2 || t.readsInputsDirectly() ||
-      staged.numChunks / staged.splitC < 2 || staged.inTileH * staged.inTileW < t.threads())
+      staged.numChunks / staged.numGroups() < 2 || staged.inTileH * staged.inTileW < t.threads())
     t.loadAhead = 0;
+  // Every group of a cluster split needs a chunk of its own.
+  if (t.clusterSplit > 1 && staged.numChunks < staged.numGroups())
+    t.clusterSplit = 1;
   return t;
 }

@@ -909,18 +909,52 @@ void ConvTemplateEmitter::emitWritePartials(OpBuilder &b, Location loc, Value gr
         ValueRange{partialIndex(b, loc, group, tid, a, tiling.threads(), accs.size())});
 }
 
+/// Adds to `accs` the partial sums group slot `group` (>= 1) of this block wrote, or with
+/// `clusterRank` block clusterRank's of the cluster, read through distributed shared memory.
+static void addPartials(OpBuilder &b, Location loc, const ConvTemplateEmitter &emitter,
+                        int64_t group, Value tid, SmallVectorImpl<Value> &accs, Value tile,
+                        std::optional<int64_t> clusterRank) {
+  // The other block's word: the tile's shared address, mapped into that block's window.
+  Value remoteBase;
+  Type lane = emitter.laneType(b);
+  if (clusterRank) {
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, tile);
+    Value asInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), base);
+    remoteBase = NVVM::MapaOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext(), /*shared::cluster*/ 7),
+        LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), asInt),
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), *clusterRank));
+  }
+  for (size_t a = 0; a < accs.size(); ++a) {
+    Value index = partialIndex(b, loc, cst(b, loc, group), tid, a, emitter.getTiling().threads(),
+                               accs.size());
+    Value p;
+    if (remoteBase) {
+      Value at = LLVM::GEPOp::create(
+          b, loc, remoteBase.getType(), lane, remoteBase,
+          ValueRange{arith::IndexCastOp::create(b, loc, b.getI64Type(), index)});
+      p = LLVM::LoadOp::create(b, loc, lane, at);
+    } else {
+      p = memref::LoadOp::create(b, loc, tile, ValueRange{index});
+    }
+    if (emitter.getShape().promotesRuns())
+      p = LLVM::FPExtOp::create(b, loc, emitter.accumulatorType(b), p);
+    accs[a] = arith::AddFOp::create(b, loc, accs[a], p);
+  }
+}
+
 void ConvTemplateEmitter::emitAddPartials(OpBuilder &b, Location loc, Value tid,
                                           SmallVectorImpl<Value> &accs, Value tile) const {
-  for (int64_t g = 1; g < geom.splitC; ++g) {
-    Value group = cst(b, loc, g);
-    for (size_t a = 0; a < accs.size(); ++a) {
-      Value p = memref::LoadOp::create(
-          b, loc, tile,
-          ValueRange{partialIndex(b, loc, group, tid, a, tiling.threads(), accs.size())});
-      if (shape.promotesRuns())
-        p = LLVM::FPExtOp::create(b, loc, accumulatorType(b), p);
-      accs[a] = arith::AddFOp::create(b, loc, accs[a], p);
-    }
+  for (int64_t g = 1; g < geom.splitC; ++g)
+    addPartials(b, loc, *this, g, tid, accs, tile, std::nullopt);
+}
+
+void ConvTemplateEmitter::emitAddClusterPartials(OpBuilder &b, Location loc, Value tid,
+                                                 SmallVectorImpl<Value> &accs, Value tile) const {
+  for (int64_t g = 1; g < geom.numGroups(); ++g) {
+    int64_t rank = g / geom.splitC, slot = g % geom.splitC + 1;
+    addPartials(b, loc, *this, slot, tid, accs, tile,
+                rank ? std::optional<int64_t>(rank) : std::nullopt);
   }
 }
 

@@ -12,7 +12,7 @@ DictionaryAttr spconv::makeLaunchAttr(MLIRContext *ctx, const ConvShape &shape,
                                       bool smAffine) {
   Builder b(ctx);
   KernelGeometry g(shape, tiling);
-  auto tilingAttr = b.getDictionaryAttr({
+  SmallVector<NamedAttribute> tilingEntries{
       b.getNamedAttr("block_k", b.getI64IntegerAttr(tiling.blockK)),
       b.getNamedAttr("outputs_per_thread", b.getI64IntegerAttr(tiling.outputsPerThread)),
       b.getNamedAttr("tile_p", b.getI64IntegerAttr(tiling.tileP)),
@@ -28,9 +28,12 @@ DictionaryAttr spconv::makeLaunchAttr(MLIRContext *ctx, const ConvShape &shape,
       b.getNamedAttr("channel_vector",
                      b.getI64IntegerAttr(std::max<int64_t>(1, tiling.channelVector))),
       b.getNamedAttr("load_ahead", b.getI64IntegerAttr(tiling.loadAhead)),
-      b.getNamedAttr("dynamic_shared",
-                     b.getI64IntegerAttr(tiling.usesDynamicShared() ? 2 : 1)),
-  });
+      b.getNamedAttr("dynamic_shared", b.getI64IntegerAttr(tiling.usesDynamicShared() ? 2 : 1)),
+  };
+  // Only where there is one: launch attributes without it read as they did before.
+  if (g.clusterSplit > 1)
+    tilingEntries.push_back(b.getNamedAttr("cluster_split", b.getI64IntegerAttr(g.clusterSplit)));
+  auto tilingAttr = b.getDictionaryAttr(tilingEntries);
   SmallVector<NamedAttribute> entries{
       b.getNamedAttr("grid", b.getDenseI64ArrayAttr({g.grid[0], g.grid[1], g.grid[2]})),
       b.getNamedAttr("block", b.getDenseI64ArrayAttr({g.block[0], g.block[1], g.block[2]})),
@@ -69,6 +72,7 @@ Tiling spconv::tilingFromLaunchAttr(DictionaryAttr launch) {
   t.channelVector = get("channel_vector");
   t.loadAhead = get("load_ahead");
   t.dynamicShared = get("dynamic_shared");
+  t.clusterSplit = get("cluster_split");
   return t;
 }
 

@@ -42,7 +42,9 @@ HalfNumerics spconv::halfNumerics(const ConvShape &words, const Tiling &tiling,
   // A residual is added to the rounded output in its type: one more rounding, of
   // |sum + residual|, which the checkers' |reference| includes (docs/design.md, "Residual
   // epilogue").
-  n.errorTerms =
-      runTerms + std::max<int64_t>(1, tiling.splitC) + 1 + (words.residual ? 1 : 0);
+  // One more term per group whose partial sum is added (split chunks, in every block of a
+  // cluster split).
+  int64_t groups = std::max<int64_t>(1, tiling.splitC) * std::max<int64_t>(1, tiling.clusterSplit);
+  n.errorTerms = runTerms + groups + 1 + (words.residual ? 1 : 0);
   return n;
 }

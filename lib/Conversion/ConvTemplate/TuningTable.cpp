@@ -97,6 +97,7 @@ constexpr TunedField kTunedFields[] = {
     {&Tiling::channelVector, "channel-vector"},
     {&Tiling::loadAhead, "load-ahead"},
     {&Tiling::dynamicShared, "dynamic-shared"},
+    {&Tiling::clusterSplit, "cluster-split"},
 };
 } // namespace
 
@@ -212,6 +213,13 @@ static bool tunedFromJSON(const llvm::json::Value &v, TunedTiling &t, llvm::json
   tl.dynamicShared = 1;
   if (obj->get("dynamic_shared") && !mapSwitch(o, "dynamic_shared", tl.dynamicShared))
     return false;
+  // And cluster splits: an entry without one ran each tile in one block.
+  tl.clusterSplit = 1;
+  if (obj->get("cluster_split") && (!o.map("cluster_split", tl.clusterSplit) ||
+                                    tl.clusterSplit < 1 || tl.clusterSplit > kMaxClusterSplit)) {
+    p.field("cluster_split").report("expected 1 to 8 (kMaxClusterSplit)");
+    return false;
+  }
   // The sidecar says 0 where ptxas had no cap; ArtifactOptions says -1.
   t.minBlocksPerSM = minBlocks == 0 ? -1 : minBlocks;
   t.smAffinity = smAffine;

@@ -194,48 +194,57 @@ static int64_t emitChunks(OpBuilder &b, Location loc, const ConvTemplateEmitter 
 /// With split chunks (Tiling::splitC > 1) each warp group runs its own chunks behind its own
 /// named barrier (an scf.index_switch on the group: the groups' code is disjoint, so every
 /// chunk's FMAs still exist once), then the groups' partial sums are added through shared
-/// memory and the first group stores (docs/design.md, "Split chunks").
+/// memory and the first group stores (docs/design.md, "Split chunks"). With a cluster split
+/// (Tiling::clusterSplit > 1, `rank` the block's in its cluster) the switch is over every
+/// group of the cluster, the block running those of its rank, and the partial sums meet in
+/// the first block through distributed shared memory (docs/design.md, "Cluster split").
 static void emitChannelBlock(OpBuilder &b, Location loc, const ConvTemplateEmitter &emitter,
                              Value tid, const BlockCoords &bc, int64_t kb, Value input,
-                             Value output, Value tile, Value kBase) {
+                             Value output, Value tile, Value kBase, Value rank) {
   const KernelGeometry &g = emitter.geometry();
-  if (g.splitC == 1) {
+  if (g.numGroups() == 1) {
     SmallVector<Value> accs = emitter.emitInitialAccumulators(b, loc, kb);
     emitChunks(b, loc, emitter, tid, bc, kb, 0, g.numChunks, input, tile, kBase, 0,
                [&] { gpu::BarrierOp::create(b, loc); }, accs);
     emitter.emitStore(b, loc, tid, bc, kb, accs, output, kBase);
     return;
   }
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
   int64_t threads = g.block[0] / g.splitC;
-  Value group = arith::DivUIOp::create(b, loc, tid, arith::ConstantIndexOp::create(b, loc, threads));
-  Value groupTid =
-      arith::RemUIOp::create(b, loc, tid, arith::ConstantIndexOp::create(b, loc, threads));
+  // The group within the block, and within the cluster.
+  Value localGroup = arith::DivUIOp::create(b, loc, tid, cst(threads));
+  Value group = rank ? arith::AddIOp::create(
+                           b, loc, arith::MulIOp::create(b, loc, rank, cst(g.splitC)), localGroup)
+                           .getResult()
+                     : localGroup;
+  Value groupTid = arith::RemUIOp::create(b, loc, tid, cst(threads));
   int64_t numAccs = emitter.numAccumulators(kb);
   SmallVector<Type> accTypes(numAccs, emitter.accumulatorType(b));
   SmallVector<int64_t> cases;
-  for (int64_t grp = 1; grp < g.splitC; ++grp)
+  for (int64_t grp = 1; grp < g.numGroups(); ++grp)
     cases.push_back(grp);
   // Group 0 is the default case.
   auto sw = scf::IndexSwitchOp::create(b, loc, accTypes, group, cases, cases.size());
   // How many times each group's threads pass its named barrier, and its yield.
-  SmallVector<int64_t> groupBarriers(g.splitC, 0);
-  SmallVector<Operation *> groupYields(g.splitC, nullptr);
+  SmallVector<int64_t> groupBarriers(g.numGroups(), 0);
+  SmallVector<Operation *> groupYields(g.numGroups(), nullptr);
   auto groupBarrier = [&](OpBuilder &ob, int64_t grp) {
-    // Barrier 0 is the whole block's; group grp uses barrier grp + 1, counting its threads.
-    Value id = arith::ConstantIntOp::create(ob, loc, ob.getI32Type(), grp + 1);
+    // Barrier 0 is the whole block's; group grp uses barrier grp + 1 (of its block: grp mod
+    // splitC + 1), counting its threads.
+    Value id = arith::ConstantIntOp::create(ob, loc, ob.getI32Type(), grp % g.splitC + 1);
     Value count = arith::ConstantIntOp::create(ob, loc, ob.getI32Type(), threads);
     NVVM::BarrierOp::create(ob, loc, Type(), id, count, NVVM::BarrierReductionAttr(), Value());
   };
-  for (int64_t grp = 0; grp < g.splitC; ++grp) {
+  for (int64_t grp = 0; grp < g.numGroups(); ++grp) {
     OpBuilder::InsertionGuard guard(b);
     Region &region = grp == 0 ? sw.getDefaultRegion() : sw.getCaseRegions()[grp - 1];
     b.setInsertionPointToStart(&region.emplaceBlock());
     SmallVector<Value> accs = grp == 0 ? emitter.emitInitialAccumulators(b, loc, kb)
                                        : emitter.emitZeroAccumulators(b, loc, kb);
     auto [first, last] = g.groupChunks(grp);
-    groupBarriers[grp] =
-        emitChunks(b, loc, emitter, groupTid, bc, kb, first, last, input, tile, kBase,
-                   grp * g.sharedFloats, [&] { groupBarrier(b, grp); }, accs);
+    groupBarriers[grp] = emitChunks(
+        b, loc, emitter, groupTid, bc, kb, first, last, input, tile, kBase,
+        grp % g.splitC * g.sharedFloats, [&] { groupBarrier(b, grp); }, accs);
     groupYields[grp] = scf::YieldOp::create(b, loc, accs);
   }
   // Every group passes its named barrier equally often: a group with fewer chunks (or fewer
@@ -248,7 +257,7 @@ static void emitChannelBlock(OpBuilder &b, Location loc, const ConvTemplateEmitt
   // separates them in the SASS (docs/reliability.md, "GPU code";
   // bench/sanitize/split_reduce_repro.cu).
   int64_t most = *llvm::max_element(groupBarriers);
-  for (int64_t grp = 0; grp < g.splitC; ++grp) {
+  for (int64_t grp = 0; grp < g.numGroups(); ++grp) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(groupYields[grp]);
     for (int64_t i = groupBarriers[grp]; i < most; ++i)
@@ -257,8 +266,34 @@ static void emitChannelBlock(OpBuilder &b, Location loc, const ConvTemplateEmitt
   SmallVector<Value> accs(sw.getResults());
   // Every group is done with its tile: the partial sums may overwrite them.
   gpu::BarrierOp::create(b, loc);
-  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, group,
-                                        arith::ConstantIndexOp::create(b, loc, 0));
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, group, cst(0));
+  if (rank) {
+    // Every group but the cluster's first writes its sums at its slot in its block's tile
+    // (local group l at slot l, as group l + 1 of a split); the cluster barrier (release,
+    // then acquire) makes them visible to the first block, which adds them in group order;
+    // the second keeps every block, and its shared memory, alive until then.
+    {
+      auto write = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(write.elseBlock());
+      emitter.emitWritePartials(b, loc, arith::AddIOp::create(b, loc, localGroup, cst(1)), groupTid,
+                                accs, tile);
+    }
+    auto clusterBarrier = [&] {
+      NVVM::ClusterArriveOp::create(b, loc, /*aligned=*/b.getUnitAttr());
+      NVVM::ClusterWaitOp::create(b, loc, /*aligned=*/b.getUnitAttr());
+    };
+    clusterBarrier();
+    {
+      auto store = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(store.thenBlock());
+      emitter.emitAddClusterPartials(b, loc, groupTid, accs, tile);
+      emitter.emitStore(b, loc, groupTid, bc, kb, accs, output, kBase);
+    }
+    clusterBarrier();
+    return;
+  }
   {
     auto write = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
@@ -336,6 +371,17 @@ gpu::GPUFuncOp spconv::emitAffineGPUKernel(const ConvShape &shape, const Tiling 
   }
   Value blockTid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value tileIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  // Cluster split: a tile's blocks are clusterSplit neighbours along x, one cluster (its
+  // shape on the entry, `.reqnctapercluster`); block x is rank x mod clusterSplit of tile x
+  // / clusterSplit.
+  Value rank;
+  if (g.clusterSplit > 1) {
+    Value split = arith::ConstantIndexOp::create(b, loc, g.clusterSplit);
+    rank = arith::RemUIOp::create(b, loc, tileIdx, split);
+    tileIdx = arith::DivUIOp::create(b, loc, tileIdx, split);
+    func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                  b.getDenseI32ArrayAttr({int32_t(g.clusterSplit), 1, 1}));
+  }
   // Tiling::blockOrder: the grid is (tiles, channel blocks, image groups) or (tiles, image
   // groups, channel blocks).
   bool major = tiling.channelBlockMajor();
@@ -353,7 +399,7 @@ gpu::GPUFuncOp spconv::emitAffineGPUKernel(const ConvShape &shape, const Tiling 
     // Block 0's code, storing to the channels of whichever block runs it.
     Value kBase = arith::MulIOp::create(b, loc, kBlock,
                                         arith::ConstantIndexOp::create(b, loc, tiling.blockK));
-    emitChannelBlock(b, loc, emitter, tid, bc, /*kb=*/0, input, output, tile, kBase);
+    emitChannelBlock(b, loc, emitter, tid, bc, /*kb=*/0, input, output, tile, kBase, rank);
     gpu::ReturnOp::create(b, loc);
     return func;
   }
@@ -371,7 +417,7 @@ gpu::GPUFuncOp spconv::emitAffineGPUKernel(const ConvShape &shape, const Tiling 
   for (int64_t kb = 0; kb < g.kBlocks; ++kb) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&sw.getCaseRegions()[kb].emplaceBlock());
-    emitChannelBlock(b, loc, emitter, tid, bc, kb, input, output, tile, /*kBase=*/nullptr);
+    emitChannelBlock(b, loc, emitter, tid, bc, kb, input, output, tile, /*kBase=*/nullptr, rank);
     scf::YieldOp::create(b, loc);
   }
   return func;

@@ -41,9 +41,21 @@ static void forEachThread(OpBuilder &b, Location loc, int64_t threads,
   body(b, loop.getInductionVar());
 }
 
-func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &tiling, ModuleOp module,
-                                   StringRef name, Location loc, bool unroll) {
+/// A cluster split's groups, all in one block: the GPU's blocks of a cluster run the same
+/// chunks in the same groups, and their first group adds the others' sums in group order, as
+/// a split of that many groups does (ConvTemplateEmitter::emitAddClusterPartials).
+static Tiling groupsInOneBlock(Tiling t) {
+  if (t.clusterSplit > 1) {
+    t.splitC = std::max<int64_t>(1, t.splitC) * t.clusterSplit;
+    t.clusterSplit = 1;
+  }
+  return t;
+}
+
+func::FuncOp spconv::emitCPUKernel(const ConvShape &shape, const Tiling &clusterTiling,
+                                   ModuleOp module, StringRef name, Location loc, bool unroll) {
   MLIRContext *ctx = module.getContext();
+  const Tiling tiling = groupsInOneBlock(clusterTiling);
   ConvTemplateEmitter emitter(shape, tiling);
   const KernelGeometry &g = emitter.geometry();
   OpBuilder types(ctx);

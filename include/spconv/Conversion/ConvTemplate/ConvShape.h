@@ -191,6 +191,15 @@ struct Tiling {
   // whole chunk in each buffer instead of halving it to fit 48 KB twice. 0 = 1; only asked
   // for (the tuning table's entries).
   int64_t dynamicShared = 0;
+  // Blocks of a cluster that split the input channels of one tile (docs/design.md, "Cluster
+  // split"): the grid has clusterSplit blocks per tile along x, a cluster of them, each on
+  // its own SM; block r of a cluster runs groups r * splitC to (r + 1) * splitC - 1 of
+  // splitC * clusterSplit groups (each its chunks, as split chunks do), and the first
+  // group of block 0 adds the others' partial sums, the other blocks' through distributed
+  // shared memory, in group order: the sums, and their roundings, of split-c
+  // splitC * clusterSplit. One SM then fetches the code of 1/clusterSplit of the channels.
+  // 1 = no cluster; only asked for (a tuning table's entries).
+  int64_t clusterSplit = 0;
 
   /// Threads of one group: a tile of tileP x threadsQ.
   int64_t threads() const { return tileP * threadsQ; }
@@ -254,16 +263,20 @@ struct KernelGeometry {
   int64_t bufferFloats;
   // The block's shared memory: the buffers, or the split groups' partial sums if larger.
   int64_t blockSharedFloats;
-  int64_t splitC;               // groups (>= 1)
+  int64_t splitC;               // groups of a block (>= 1)
+  int64_t clusterSplit;         // blocks of a cluster that split a tile's chunks (>= 1)
   int64_t imagesPerBlock;       // images of a block (>= 1), a tile of sharedFloats each
 
-  /// Chunks [first, second) of group g: consecutive runs, sizes differing by at most one.
+  /// Groups over which a tile's chunks are split: every block's, of every block of a cluster.
+  int64_t numGroups() const { return splitC * clusterSplit; }
+  /// Chunks [first, second) of group g (of numGroups): consecutive runs, sizes differing by
+  /// at most one.
   std::pair<int64_t, int64_t> groupChunks(int64_t g) const {
-    return {g * numChunks / splitC, (g + 1) * numChunks / splitC};
+    return {g * numChunks / numGroups(), (g + 1) * numChunks / numGroups()};
   }
   int64_t imageGroups;          // ceil(N / imagesPerBlock)
-  // (tilesP * tilesQ, kBlocks, imageGroups), or (.., imageGroups, kBlocks) with
-  // Tiling::blockOrder 2.
+  // (tilesP * tilesQ * clusterSplit, kBlocks, imageGroups), or (.., imageGroups, kBlocks)
+  // with Tiling::blockOrder 2: a tile's clusterSplit blocks are neighbours along x.
   int64_t grid[3];
   int64_t block[3];             // (threads x splitC x imagesPerBlock, 1, 1)
 
@@ -420,6 +433,8 @@ constexpr int64_t kMaxDynamicSharedBytes = 227 * 1024;
 /// The most input words a thread may load ahead (Tiling::loadAhead): each is a register
 /// held through a chunk's FMAs.
 constexpr int64_t kMaxLoadAhead = 64;
+/// The most blocks a cluster split may take: the portable cluster size of sm_90.
+constexpr int64_t kMaxClusterSplit = 8;
 /// Static shared memory an SM-affine kernel adds to its tile: the work slot, 16-byte aligned.
 constexpr int64_t kWorkSlotBytes = 16;
 /// What the heuristic aims for. Registers, not shared memory, bound residency (128 registers

@@ -67,6 +67,7 @@ public:
   /// emitStore adds to each output before the activation.
   void setResidual(mlir::Value r) { residual = r; }
   const Tiling &getTiling() const { return tiling; }
+  const ConvShape &getShape() const { return shape; }
 
   /// Where the chunk loop of a group's chunks [first, last) ends: chunks [first, end) run
   /// in a loop (Tiling::chunkLoop == 2 and two or more full chunks), [end, last)
@@ -186,6 +187,13 @@ public:
                          mlir::Value tile) const;
   void emitAddPartials(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid,
                        llvm::SmallVectorImpl<mlir::Value> &accs, mlir::Value tile) const;
+  /// Cluster split (Tiling::clusterSplit): every group g >= 1 of the cluster wrote its
+  /// partial sums with emitWritePartials(group g mod splitC + 1) into its block's tile; the
+  /// first group adds them in group order, those of block r = g / splitC > 0 read from that
+  /// block's tile through distributed shared memory (mapa, ld.shared::cluster). The sums
+  /// and roundings are emitAddPartials' at split-c splitC * clusterSplit.
+  void emitAddClusterPartials(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid,
+                              llvm::SmallVectorImpl<mlir::Value> &accs, mlir::Value tile) const;
   /// Stores the thread's outputs (after the residual, read at the same element, and the
   /// activation) where they fall inside the output.
   /// Channel kk of block `kb` goes to output channel kb * blockK + kk, or, when `kBase` is
