@@ -169,8 +169,8 @@ struct TranslateFlags {
       llvm::cl::desc("Blocks of a cluster that split a tile's input channels, each on its own "
                      "SM (0 = heuristic: 1; 2-8: each block runs 1/N of the chunks with its "
                      "split-c warp groups, and the partial sums meet in distributed shared "
-                     "memory; PTX-level fold, not with sm-affinity=2, images-per-block or "
-                     "cluster-size; docs/design.md \"Cluster split\")"),
+                     "memory; not with sm-affinity=2, images-per-block or cluster-size; "
+                     "docs/design.md \"Cluster split\")"),
       llvm::cl::init(0), llvm::cl::cat(tilingCat)};
   llvm::cl::opt<int64_t> smAffinity{
       "sm-affinity",

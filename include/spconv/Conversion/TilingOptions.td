@@ -41,7 +41,7 @@ defvar SpconvTilingOptions = [
   Option<"dynamicShared", "dynamic-shared", "int64_t", "0",
     "Where the staged tiles live (0 = heuristic: 1; 1 = static shared memory, at most 48 KB; 2 = dynamic shared memory up to 227 KB, opted in by the runtimes, so a double-buffered chunk loop keeps whole chunks, docs/design.md \"Dynamic shared memory\")">,
   Option<"clusterSplit", "cluster-split", "int64_t", "0",
-    "Blocks of a cluster that split a tile's input channels between them, each on its own SM (0 = heuristic: 1; 2-8: each block runs 1/N of the chunks with its split-c warp groups and the partial sums meet in distributed shared memory; sm_90, PTX-level fold, not with SM affinity, images per block or cluster-size, docs/design.md \"Cluster split\")">,
+    "Blocks of a cluster that split a tile's input channels between them, each on its own SM (0 = heuristic: 1; 2-8: each block runs 1/N of the chunks with its split-c warp groups and the partial sums meet in distributed shared memory; sm_90, not with SM affinity, images per block or cluster-size, docs/design.md \"Cluster split\")">,
   Option<"numSMs", "num-sms", "int64_t", "0",
     "SMs of the target GPU, over which the heuristic counts waves of blocks (0 = 132, an H100 SXM's or H200's; docs/design.md \"Target GPU\")">
 ];

@@ -557,14 +557,13 @@ std::vector<std::string> spconv::unhonouredTilingRequests(const ConvShape &sh,
                   ", so a block runs " + std::to_string(chosen.splitC) +
                   " group(s) of its chunks");
   }
-  if (requested.clusterSplit > 1 && chosen.clusterSplit == 1)
+  if (requested.clusterSplit > 1 && chosen.clusterSplit == 1) {
+    Tiling asked = chosen;
+    asked.clusterSplit = requested.clusterSplit;
     why.push_back("cluster-split=" + std::to_string(requested.clusterSplit) +
-                  " does not apply to this conv: its " + std::to_string(g.numChunks) +
-                  " chunk(s) of " + std::to_string(chosen.chunkC) + " channels are fewer than " +
-                  std::to_string(requested.clusterSplit * chosen.splitC) + " groups (split-c " +
-                  std::to_string(chosen.splitC) +
-                  " in each block of the cluster); a smaller chunk-c or split-c leaves each a "
-                  "chunk, so a block runs the whole tile");
+                  " does not apply to this conv: " + clusterSplitInfeasibility(sh, asked) +
+                  ", so a block runs the whole tile");
+  }
   if (requested.channelVector > 1 && chosen.channelVector == 1)
     why.push_back("channel-vector=" + std::to_string(requested.channelVector) +
                   " does not apply to this conv: " +
@@ -585,6 +584,26 @@ std::vector<std::string> spconv::unhonouredTilingRequests(const ConvShape &sh,
                        : std::string("a group has more threads than its tile has positions")) +
                   ", so its loads are issued after the barrier that precedes their stores");
   return why;
+}
+
+std::string spconv::clusterSplitInfeasibility(const ConvShape &sh, const Tiling &t) {
+  if (t.clusterSplit <= 1)
+    return "";
+  KernelGeometry g(sh, t);
+  if (g.numChunks < g.numGroups())
+    return "its " + std::to_string(g.numChunks) + " chunk(s) of " + std::to_string(t.chunkC) +
+           " channels are fewer than its " + std::to_string(g.numGroups()) + " groups (split-c " +
+           std::to_string(g.splitC) +
+           " in each block of the cluster); a smaller chunk-c or split-c leaves each a chunk";
+  if (g.blockSharedFloats * 4 > t.sharedLimitBytes())
+    return "each block's partial sums (" + std::to_string(g.numGroups() / g.clusterSplit) +
+           " group(s) of " + std::to_string(t.threads()) + " threads, " +
+           std::to_string(t.blockK * t.outputsPerThread) + " words a thread) take " +
+           std::to_string(g.blockSharedFloats * 4) + " bytes, past the " +
+           std::to_string(t.sharedLimitBytes()) +
+           " bytes of shared memory a block may have; a smaller block-k, or " +
+           "--dynamic-shared=2, leaves room";
+  return "";
 }
 
 std::string spconv::invalidNumSMsRequest(int64_t requested) {
@@ -866,6 +885,10 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t, const TargetGPU &gpu)
                              sh.r * sh.s > 1 && sh.sh == 1 && sh.sw == 1
                          ? 2
                          : 1;
+  // A cluster split whose partial sums alone overflow shared memory is dropped before the
+  // chunk shrinks for them (and again below if a group is left without a chunk).
+  if (!clusterSplitInfeasibility(sh, t).empty())
+    t.clusterSplit = 1;
   // A double-buffered chunk loop holds two sets of tiles: the chunk shrinks until they fit.
   while (t.chunkC > 1 && KernelGeometry(sh, t).blockSharedFloats * 4 > t.sharedLimitBytes())
     --t.chunkC;
@@ -876,8 +899,7 @@ Tiling spconv::chooseTiling(const ConvShape &sh, Tiling t, const TargetGPU &gpu)
   if (t.loadAhead < 0 || t.asyncStaging == 2 || t.chunkLoop == 2 || t.readsInputsDirectly() ||
       staged.numChunks / staged.numGroups() < 2 || staged.inTileH * staged.inTileW < t.threads())
     t.loadAhead = 0;
-  // Every group of a cluster split needs a chunk of its own.
-  if (t.clusterSplit > 1 && staged.numChunks < staged.numGroups())
+  if (!clusterSplitInfeasibility(sh, t).empty())
     t.clusterSplit = 1;
   return t;
 }

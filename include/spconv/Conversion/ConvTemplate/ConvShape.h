@@ -391,6 +391,9 @@ std::string invalidSmAffinityRequest(int64_t requested);
 /// Why a cluster size request (--cluster-size) is refused ("" if it is not): 0 or 1 (no
 /// cluster) to 8 (the portable cluster size on sm_90).
 std::string invalidClusterSizeRequest(int64_t requested);
+/// Why `t`'s cluster split (Tiling::clusterSplit > 1) cannot work for `sh` ("" if it can):
+/// fewer chunks than the cluster's groups, or partial sums past a block's shared memory.
+std::string clusterSplitInfeasibility(const ConvShape &sh, const Tiling &t);
 /// Why `clusterSize` blocks a cluster along the grid's x cannot launch `grid` ("" if they
 /// can): CUDA requires each grid dimension to be a multiple of the cluster's.
 std::string clusterMismatch(int64_t clusterSize, const int64_t grid[3]);
