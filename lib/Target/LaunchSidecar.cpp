@@ -145,9 +145,12 @@ FailureOr<llvm::json::Object> spconv::launchSidecar(ModuleOp module,
     if (auto tunedBy = op->getAttrOfType<StringAttr>("spconv.tuned_by"))
       entry["tuned_by"] = tunedBy.getValue().str();
     // Informative: the cluster shape is the entry's (.reqnctapercluster), which a plain
-    // cuLaunchKernel follows.
+    // cuLaunchKernel follows. A cluster split has one either fold (the LLVM-level fold sets
+    // no spconv.cluster_size).
     if (auto cluster = op->getAttrOfType<IntegerAttr>("spconv.cluster_size"))
       entry["cluster"] = toJson({cluster.getInt(), 1, 1});
+    else if (t.clusterSplit > 1)
+      entry["cluster"] = toJson({t.clusterSplit, 1, 1});
     // Only where spconv-choose-pairing set the op's pairing: `numerics.pairing` alone cannot
     // tell a table's choice from the user's or the heuristic's.
     if (s.isHalf() && op->hasAttr("spconv.pairing_by"))
