@@ -267,45 +267,39 @@ static void emitChannelBlock(OpBuilder &b, Location loc, const ConvTemplateEmitt
   // Every group is done with its tile: the partial sums may overwrite them.
   gpu::BarrierOp::create(b, loc);
   Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, group, cst(0));
-  if (rank) {
-    // Every group but the cluster's first writes its sums at its slot in its block's tile
-    // (local group l at slot l, as group l + 1 of a split); the cluster barrier (release,
-    // then acquire) makes them visible to the first block, which adds them in group order;
-    // the second keeps every block, and its shared memory, alive until then.
-    {
-      auto write = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/true);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(write.elseBlock());
-      emitter.emitWritePartials(b, loc, arith::AddIOp::create(b, loc, localGroup, cst(1)), groupTid,
-                                accs, tile);
-    }
-    auto clusterBarrier = [&] {
-      NVVM::ClusterArriveOp::create(b, loc, /*aligned=*/b.getUnitAttr());
-      NVVM::ClusterWaitOp::create(b, loc, /*aligned=*/b.getUnitAttr());
-    };
-    clusterBarrier();
-    {
-      auto store = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(store.thenBlock());
-      emitter.emitAddClusterPartials(b, loc, groupTid, accs, tile);
-      emitter.emitStore(b, loc, groupTid, bc, kb, accs, output, kBase);
-    }
-    clusterBarrier();
-    return;
-  }
+  // Every group but the first writes its sums into its block's tile: group g at slot g - 1,
+  // or under a cluster split local group l at slot l (its block's first group writes too).
+  // Then a barrier: the block's, or the cluster's (release, then acquire), which makes the
+  // other blocks' sums visible to the first block. The first group adds them in group order
+  // and stores; under a cluster split a second cluster barrier keeps every block, and its
+  // shared memory, alive until then.
+  auto clusterBarrier = [&] {
+    NVVM::ClusterArriveOp::create(b, loc, /*aligned=*/b.getUnitAttr());
+    NVVM::ClusterWaitOp::create(b, loc, /*aligned=*/b.getUnitAttr());
+  };
   {
     auto write = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(write.elseBlock());
-    emitter.emitWritePartials(b, loc, group, groupTid, accs, tile);
+    Value slotGroup = rank ? arith::AddIOp::create(b, loc, localGroup, cst(1)).getResult() : group;
+    emitter.emitWritePartials(b, loc, slotGroup, groupTid, accs, tile);
   }
-  gpu::BarrierOp::create(b, loc);
-  auto store = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(store.thenBlock());
-  emitter.emitAddPartials(b, loc, groupTid, accs, tile);
-  emitter.emitStore(b, loc, groupTid, bc, kb, accs, output, kBase);
+  if (rank)
+    clusterBarrier();
+  else
+    gpu::BarrierOp::create(b, loc);
+  {
+    auto store = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(store.thenBlock());
+    if (rank)
+      emitter.emitAddClusterPartials(b, loc, groupTid, accs, tile);
+    else
+      emitter.emitAddPartials(b, loc, groupTid, accs, tile);
+    emitter.emitStore(b, loc, groupTid, bc, kb, accs, output, kBase);
+  }
+  if (rank)
+    clusterBarrier();
 }
 
 gpu::GPUFuncOp spconv::emitAffineGPUKernel(const ConvShape &shape, const Tiling &tiling,
